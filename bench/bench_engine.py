@@ -1,0 +1,89 @@
+"""Random legal cutthroat hands through the engine's public API; prints a JSON line of figures.
+
+Target (issue 2): at least 4,000 hands per second on one core. A bare bitmask loop is measured in
+the same run for comparison, because these machines are noisy and only same-run figures compare.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+
+from bot.engine import Game, Phase, Rules
+
+
+def play_random_hands(hands: int, seed: int) -> float:
+    """Seconds to play ``hands`` whole hands (deal, bids, every card) with random legal choices."""
+    rng = random.Random(seed)
+    choice = rng.choice
+    rules = Rules(target=1000, mercy=None, blind_nil=False)
+    game = Game.new("bench", "cutthroat", rules, seed=seed)
+    played = 0
+    start = time.perf_counter()
+    while played < hands:
+        if game.is_over:
+            game = Game.new("bench", "cutthroat", rules, seed=seed + played)
+        game.deal()
+        played += 1
+        while game.phase is Phase.BIDDING:
+            seat = game.turn
+            assert seat is not None
+            game.bid(seat, choice(game.legal_bids(seat)))
+        while game.phase is Phase.PLAYING:
+            seat = game.turn
+            assert seat is not None
+            game.play(seat, choice(game.legal_cards(seat)))
+    return time.perf_counter() - start
+
+
+def bare_bitmask_hands(hands: int, seed: int) -> float:
+    """The floor: the same random hands with nothing but bitmask arithmetic (no rules API)."""
+    rng = random.Random(seed)
+    suit_masks = [0x1FFF << (13 * s) for s in range(4)]
+    start = time.perf_counter()
+    for _ in range(hands):
+        deck = list(range(52))
+        rng.shuffle(deck)
+        hand_masks = [sum(1 << c for c in deck[i * 17:(i + 1) * 17]) for i in range(3)]
+        leader = 0
+        for _trick in range(17):
+            led = -1
+            best = (-1, -1)
+            for k in range(3):
+                seat = (leader + k) % 3
+                hand = hand_masks[seat]
+                legal = hand & suit_masks[led] if led >= 0 else hand
+                legal = legal or hand
+                cards = [c for c in range(52) if legal >> c & 1]
+                card = rng.choice(cards)
+                hand_masks[seat] = hand ^ (1 << card)
+                if led < 0:
+                    led = card // 13
+                key = card + 100 if card >= 39 else (card if card // 13 == led else -1)
+                if key > best[0]:
+                    best = (key, seat)
+            leader = best[1]
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    hands = 4000
+    engine_rates = []
+    bare_rates = []
+    for run in range(5):
+        engine_rates.append(hands / play_random_hands(hands, seed=run))
+        bare_rates.append(hands / bare_bitmask_hands(hands, seed=run))
+    print(json.dumps({
+        "bench": "engine",
+        "hands_per_run": hands,
+        "runs": len(engine_rates),
+        "engine_hands_per_second_median": round(statistics.median(engine_rates)),
+        "bare_bitmask_hands_per_second_median": round(statistics.median(bare_rates)),
+        "target_hands_per_second": 4000,
+    }))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,52 @@
+"""The rules of Spades as a pure, typed, replayable state machine. No I/O here."""
+
+from bot.engine.cards import (
+    ACCEPTED_FORMS,
+    BIG_JOKER,
+    LITTLE_JOKER,
+    Card,
+    card_code,
+    card_label,
+    card_name,
+    cards_of,
+    display_sorted,
+    mask_of,
+    parse_card,
+)
+from bot.engine.errors import (
+    BadRecord,
+    CardParseError,
+    EngineError,
+    IllegalAction,
+    IllegalBid,
+    IllegalCard,
+    NotYourTurn,
+    RuleError,
+    WrongPhase,
+)
+from bot.engine.events import (
+    BidMade,
+    Cancelled,
+    CardPlayed,
+    Dealt,
+    Event,
+    Forfeited,
+    Revealed,
+    event_from_json,
+    event_to_json,
+)
+from bot.engine.game import GAME_FORMAT, Ending, Game, HandLog, HandResult, Phase, TrickLog
+from bot.engine.record import RECORD_FORMAT, SeatTally, default_players, export_record, seat_tallies
+from bot.engine.rules import OPTIONS, Mode, Rules
+from bot.engine.scoring import SideScore, score_side
+from bot.engine.view import SeatView, seat_view
+
+__all__ = [
+    "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "RECORD_FORMAT",
+    "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError", "CardPlayed", "Dealt", "Ending",
+    "EngineError", "Event", "Forfeited", "Game", "HandLog", "HandResult", "IllegalAction", "IllegalBid",
+    "IllegalCard", "Mode", "NotYourTurn", "Phase", "Revealed", "RuleError", "Rules", "SeatTally",
+    "SeatView", "SideScore", "TrickLog", "WrongPhase", "card_code", "card_label", "card_name",
+    "cards_of", "default_players", "display_sorted", "event_from_json", "event_to_json",
+    "export_record", "mask_of", "parse_card", "score_side", "seat_tallies", "seat_view",
+]

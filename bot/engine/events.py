@@ -1,0 +1,90 @@
+"""The log of a game: one immutable event per accepted action. Replaying them rebuilds the game.
+
+Events are NamedTuples (immutable and cheap to create: a hand appends ~60 of them and the engine
+must play thousands of hands a second).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+from bot.engine.cards import Card, card_code, parse_card
+from bot.engine.errors import BadRecord
+
+
+class Dealt(NamedTuple):
+    hands: tuple[tuple[Card, ...], ...]
+    set_aside: tuple[Card, ...]
+
+
+class Revealed(NamedTuple):
+    """A blind-nil-eligible seat chose to look at its cards."""
+
+    seat: int
+
+
+class BidMade(NamedTuple):
+    seat: int
+    bid: int
+    blind: bool
+
+
+class CardPlayed(NamedTuple):
+    seat: int
+    card: Card
+
+
+class Cancelled(NamedTuple):
+    pass
+
+
+class Forfeited(NamedTuple):
+    seat: int
+
+
+Event = Dealt | Revealed | BidMade | CardPlayed | Cancelled | Forfeited
+
+
+def event_to_json(event: Event) -> dict[str, Any]:
+    if isinstance(event, CardPlayed):
+        return {"type": "play", "seat": event.seat, "card": card_code(event.card)}
+    if isinstance(event, BidMade):
+        return {"type": "bid", "seat": event.seat, "bid": event.bid, "blind": event.blind}
+    if isinstance(event, Dealt):
+        return {
+            "type": "deal",
+            "hands": [[card_code(c) for c in hand] for hand in event.hands],
+            "set_aside": [card_code(c) for c in event.set_aside],
+        }
+    if isinstance(event, Revealed):
+        return {"type": "reveal", "seat": event.seat}
+    if isinstance(event, Forfeited):
+        return {"type": "forfeit", "seat": event.seat}
+    return {"type": "cancel"}
+
+
+def event_from_json(data: dict[str, Any]) -> Event:
+    try:
+        kind = data["type"]
+        if kind == "play":
+            return CardPlayed(_int(data["seat"]), parse_card(data["card"]))
+        if kind == "bid":
+            return BidMade(_int(data["seat"]), _int(data["bid"]), bool(data["blind"]))
+        if kind == "deal":
+            hands = tuple(tuple(parse_card(c) for c in hand) for hand in data["hands"])
+            return Dealt(hands, tuple(parse_card(c) for c in data["set_aside"]))
+        if kind == "reveal":
+            return Revealed(_int(data["seat"]))
+        if kind == "forfeit":
+            return Forfeited(_int(data["seat"]))
+        if kind == "cancel":
+            return Cancelled()
+    except (KeyError, TypeError, ValueError) as error:
+        raise BadRecord(f"Unreadable event {data!r}: {error}") from error
+    raise BadRecord(f"Unknown event type in {data!r}")
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected an integer, got {value!r}")
+    return value

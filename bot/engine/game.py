@@ -1,0 +1,721 @@
+"""The game state machine: deal, blind nil decisions, bidding, play, scoring, across hands.
+
+Each action comes in three forms, as in pokerkit: ``verify_x`` raises an :class:`EngineError`
+whose message a player can read, ``can_x`` answers yes or no, and ``x`` acts and appends one
+immutable event. Replaying the events through the same actions rebuilds the game exactly, so
+stored games are re-verified on load instead of trusted.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, NamedTuple
+
+from bot.engine.cards import (
+    FIRST_SPADE,
+    JOKER_DECK,
+    NON_SPADE_MASK,
+    STANDARD_DECK,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    TWO_OF_CLUBS,
+    Card,
+    card_label,
+    cards_of,
+    mask_of,
+)
+from bot.engine.errors import (
+    BadRecord,
+    EngineError,
+    IllegalAction,
+    IllegalBid,
+    IllegalCard,
+    NotYourTurn,
+    WrongPhase,
+)
+from bot.engine.events import (
+    BidMade,
+    Cancelled,
+    CardPlayed,
+    Dealt,
+    Event,
+    Forfeited,
+    Revealed,
+    event_from_json,
+    event_to_json,
+)
+from bot.engine.rules import Mode, Rules
+from bot.engine.scoring import score_side
+
+GAME_FORMAT = "spades-game/1"
+
+
+class Phase(StrEnum):
+    DEALING = "dealing"  # between hands: the next action is a deal
+    BIDDING = "bidding"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Ending(StrEnum):
+    TARGET = "target"
+    MERCY = "mercy"
+    CANCELLED = "cancelled"
+    FORFEIT = "forfeit"
+
+
+class TrickLog(NamedTuple):
+    leader: int
+    plays: tuple[tuple[int, Card], ...]
+    winner: int
+
+
+class HandResult(NamedTuple):
+    """One hand's outcome; per-seat tuples, a partnership's figures repeated for both members."""
+
+    tricks_won: tuple[int, ...]
+    hand_points: tuple[int, ...]
+    bags: tuple[int, ...]
+    scores: tuple[int, ...]
+    new_bags: tuple[int, ...]
+    contract_made: tuple[bool | None, ...]  # None for a nil bidder
+    nil_made: tuple[bool | None, ...]  # None unless the seat bid nil
+
+
+@dataclass(slots=True)
+class HandLog:
+    number: int
+    dealer: int
+    deal: tuple[tuple[Card, ...], ...]
+    set_aside: tuple[Card, ...]
+    bids: list[BidMade] = field(default_factory=list)
+    tricks: list[TrickLog] = field(default_factory=list)
+    result: HandResult | None = None
+
+
+def _trick_winner(plays: list[tuple[int, Card]], led_suit: int) -> int:
+    """Highest trump wins, else the highest card of the suit led (card order is rank order)."""
+    best_seat, best_card = plays[0]
+    best_trump = best_card >= FIRST_SPADE
+    for seat, card in plays[1:]:
+        if card >= FIRST_SPADE:
+            if not best_trump or card > best_card:
+                best_seat, best_card, best_trump = seat, card, True
+        elif not best_trump and SUIT_OF[card] == led_suit and card > best_card:
+            best_seat, best_card = seat, card
+    return best_seat
+
+
+class Game:
+    """A whole game of Spades in one mode under one rule set."""
+
+    __slots__ = (
+        "_broken",
+        "_eligible",
+        "_ended",
+        "_events",
+        "_hands",
+        "_hidden",
+        "_led_suit",
+        "_log",
+        "_names",
+        "_phase",
+        "_side_bags",
+        "_side_scores",
+        "_trick",
+        "_trick_leader",
+        "_tricks_left",
+        "_tricks_won",
+        "_turn",
+        "_winners",
+        "bids",
+        "blind",
+        "first_dealer",
+        "game_id",
+        "mode",
+        "rules",
+        "seats",
+        "seed",
+        "sides",
+        "tricks_per_hand",
+    )
+
+    def __init__(
+        self,
+        game_id: str,
+        mode: Mode,
+        rules: Rules,
+        seed: int,
+        first_dealer: int,
+        names: Sequence[str],
+    ) -> None:
+        rules.check_mode(mode)
+        self.game_id = game_id
+        self.mode = mode
+        self.rules = rules
+        self.seed = seed
+        self.seats = mode.seats
+        if not 0 <= first_dealer < self.seats:
+            raise BadRecord(f"first dealer {first_dealer} is not a seat")
+        if len(names) != self.seats:
+            raise EngineError(f"{mode} needs {self.seats} players, got {len(names)} names")
+        self.first_dealer = first_dealer
+        self.sides = 2 if mode is Mode.PARTNERS else self.seats
+        self.tricks_per_hand = (18 if rules.jokers else 17) if mode is Mode.CUTTHROAT else 13
+        self._names = list(names)
+        self._events: list[Event] = []
+        self._log: list[HandLog] = []
+        self._phase = Phase.DEALING
+        self._turn: int | None = None
+        self._hands = [0] * self.seats
+        self._hidden = [False] * self.seats
+        self._eligible = [False] * self.seats
+        self.bids: list[int | None] = [None] * self.seats
+        self.blind = [False] * self.seats
+        self._tricks_won = [0] * self.seats
+        self._trick: list[tuple[int, Card]] = []
+        self._trick_leader = 0
+        self._led_suit = 0
+        self._tricks_left = 0
+        self._broken = False
+        self._side_scores = [0] * self.sides
+        self._side_bags = [0] * self.sides
+        self._ended: Ending | None = None
+        self._winners: tuple[int, ...] = ()
+
+    # ----------------------------------------------------------------- creation and persistence
+    @classmethod
+    def new(
+        cls,
+        game_id: str,
+        mode: Mode | str,
+        rules: Rules | None = None,
+        seed: int | None = None,
+        names: Sequence[str] | None = None,
+    ) -> Game:
+        """A new game; without a seed one is drawn, and the first dealer is drawn from the seed."""
+        mode = Mode.parse(mode)
+        if seed is None:
+            seed = random.SystemRandom().getrandbits(63)
+        first_dealer = random.Random(f"{seed}/dealer").randrange(mode.seats)
+        names = list(names) if names is not None else [f"Seat {i + 1}" for i in range(mode.seats)]
+        return cls(game_id, mode, rules or Rules(), seed, first_dealer, names)
+
+    def setup_json(self) -> dict[str, Any]:
+        return {
+            "game_id": self.game_id,
+            "mode": self.mode.value,
+            "rules": self.rules.to_dict(),
+            "seed": self.seed,
+            "first_dealer": self.first_dealer,
+            "names": list(self._names),
+        }
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": GAME_FORMAT,
+            "setup": self.setup_json(),
+            "events": [event_to_json(e) for e in self._events],
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Game:
+        """Rebuild a game by replaying its events; anything inconsistent raises :class:`BadRecord`."""
+        try:
+            if data.get("format") != GAME_FORMAT:
+                raise BadRecord(f"not a {GAME_FORMAT} document")
+            setup = data["setup"]
+            game = cls(
+                str(setup["game_id"]),
+                Mode.parse(setup["mode"]),
+                Rules.from_options(setup["rules"]),
+                int(setup["seed"]),
+                int(setup["first_dealer"]),
+                [str(n) for n in setup["names"]],
+            )
+            events = [event_from_json(e) for e in data["events"]]
+        except (KeyError, TypeError, AttributeError) as error:
+            raise BadRecord(f"damaged game data: {error!r}") from error
+        except EngineError as error:
+            raise BadRecord(f"damaged game data: {error}") from error
+        game.replay(events)
+        return game
+
+    def replay(self, events: Sequence[Event]) -> None:
+        for index, event in enumerate(events):
+            try:
+                self.apply(event)
+            except EngineError as error:
+                raise BadRecord(f"event {index} ({event!r}) can't be replayed: {error}") from error
+
+    def apply(self, event: Event) -> None:
+        """Carry out a logged event through the same checks as a live action."""
+        if isinstance(event, CardPlayed):
+            self.play(event.seat, event.card)
+        elif isinstance(event, BidMade):
+            self.bid(event.seat, event.bid, blind=event.blind)
+        elif isinstance(event, Dealt):
+            self.deal(event.hands, event.set_aside)
+        elif isinstance(event, Revealed):
+            self.reveal(event.seat)
+        elif isinstance(event, Forfeited):
+            self.forfeit(event.seat)
+        else:
+            self.cancel()
+
+    # ----------------------------------------------------------------------------- queries
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self._events)
+
+    @property
+    def event_count(self) -> int:
+        return len(self._events)
+
+    @property
+    def phase(self) -> Phase:
+        return self._phase
+
+    @property
+    def turn(self) -> int | None:
+        """The seat expected to act (bid or play), or None between hands and after the game."""
+        return self._turn
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(self._names)
+
+    def rename(self, seat: int, name: str) -> None:
+        """Change a seat's display name (a computer player taking over); not a rules event."""
+        self._names[seat] = name
+
+    @property
+    def is_over(self) -> bool:
+        return self._phase is Phase.OVER
+
+    @property
+    def ended(self) -> Ending | None:
+        return self._ended
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self._winners
+
+    @property
+    def hand_number(self) -> int:
+        return len(self._log)
+
+    @property
+    def hands_played(self) -> int:
+        """Hands scored so far."""
+        return sum(1 for hand in self._log if hand.result is not None)
+
+    @property
+    def hand_logs(self) -> tuple[HandLog, ...]:
+        return tuple(self._log)
+
+    @property
+    def dealer(self) -> int:
+        """The dealer of the current hand (or of the next one, between hands)."""
+        number = self.hand_number + 1 if self._phase is Phase.DEALING else max(self.hand_number, 1)
+        return (self.first_dealer + number - 1) % self.seats
+
+    def side_of(self, seat: int) -> int:
+        return seat % 2 if self.mode is Mode.PARTNERS else seat
+
+    def side_seats(self, side: int) -> tuple[int, ...]:
+        return (side, side + 2) if self.mode is Mode.PARTNERS else (side,)
+
+    @property
+    def scores(self) -> tuple[int, ...]:
+        """Per seat; partners share their team's score."""
+        return tuple(self._side_scores[self.side_of(s)] for s in range(self.seats))
+
+    @property
+    def bags(self) -> tuple[int, ...]:
+        return tuple(self._side_bags[self.side_of(s)] for s in range(self.seats))
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        return tuple(self._tricks_won)
+
+    @property
+    def trick(self) -> tuple[tuple[int, Card], ...]:
+        """The cards on the current trick, in play order."""
+        return tuple(self._trick)
+
+    @property
+    def trick_leader(self) -> int | None:
+        return self._trick_leader if self._phase is Phase.PLAYING else None
+
+    @property
+    def spades_broken(self) -> bool:
+        return self._broken
+
+    def hand_of(self, seat: int) -> tuple[Card, ...]:
+        """A seat's cards. Only for code that may see them: players get :meth:`view`."""
+        return cards_of(self._hands[seat])
+
+    def hand_mask(self, seat: int) -> int:
+        return self._hands[seat]
+
+    def cards_hidden(self, seat: int) -> bool:
+        """True while a blind-nil-eligible seat has not yet decided: its cards must stay unseen."""
+        return self._hidden[seat]
+
+    def blind_nil_eligible(self, seat: int) -> bool:
+        return self._eligible[seat]
+
+    def deficit(self, seat: int) -> int:
+        """How far the seat (its team) is behind the leading opponent."""
+        own = self.side_of(seat)
+        best_other = max(score for side, score in enumerate(self._side_scores) if side != own)
+        return best_other - self._side_scores[own]
+
+    def legal_bids(self, seat: int) -> tuple[int, ...]:
+        """The numeric bids the seat may make now (0 is nil); blind nil is :meth:`can_bid`."""
+        if self._phase is not Phase.BIDDING or seat != self._turn or self._hidden[seat]:
+            return ()
+        low = 0 if self.rules.nil else 1
+        forbidden = self._forbidden_bid(seat)
+        return tuple(b for b in range(low, self.tricks_per_hand + 1) if b != forbidden)
+
+    def legal_mask(self, seat: int) -> int:
+        if self._phase is not Phase.PLAYING or seat != self._turn:
+            return 0
+        hand = self._hands[seat]
+        if self._trick:
+            follow = hand & SUIT_MASKS[self._led_suit]
+            return follow or hand
+        if self.rules.spades_must_break and not self._broken:
+            return hand & NON_SPADE_MASK or hand
+        return hand
+
+    def legal_cards(self, seat: int) -> tuple[Card, ...]:
+        return cards_of(self.legal_mask(seat))
+
+    # ------------------------------------------------------------------------------ deal
+    def deck(self) -> tuple[Card, ...]:
+        return JOKER_DECK if self.rules.jokers else STANDARD_DECK
+
+    def verify_deal(
+        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None
+    ) -> Dealt:
+        """Check a deal (or draw the seeded one) and return the event it would log."""
+        if self._phase is not Phase.DEALING:
+            raise WrongPhase("The current hand isn't finished yet." if self._phase is not Phase.OVER
+                             else "The game is over.")
+        if hands is None:
+            return self._seeded_deal(self.hand_number + 1)
+        dealt = Dealt(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(set_aside or ())))
+        if len(dealt.hands) != self.seats:
+            raise IllegalAction(f"A deal needs {self.seats} hands, got {len(dealt.hands)}.")
+        deck_mask = mask_of(self.deck())
+        seen = 0
+        for hand in dealt.hands:
+            if len(hand) != self.tricks_per_hand:
+                raise IllegalAction(f"Each hand needs {self.tricks_per_hand} cards, one has {len(hand)}.")
+        for card in (*(c for hand in dealt.hands for c in hand), *dealt.set_aside):
+            if not isinstance(card, int) or not 0 <= card < 54 or not deck_mask >> card & 1:
+                raise IllegalAction(f"{card!r} is not in this game's deck.")
+            if seen >> card & 1:
+                raise IllegalAction(f"{card_label(card)} is dealt twice.")
+            seen |= 1 << card
+        if seen != deck_mask:
+            raise IllegalAction("The deal must use the whole deck, with the leftover set aside.")
+        if (self.mode is Mode.CUTTHROAT and not self.rules.jokers and self.rules.leftover == "two_clubs"
+                and dealt.set_aside != (TWO_OF_CLUBS,)):
+            raise IllegalAction("With leftover=two_clubs the 2♣ is the card set aside.")
+        return dealt
+
+    def can_deal(self) -> bool:
+        return self._phase is Phase.DEALING
+
+    def deal(
+        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None
+    ) -> Dealt:
+        """Deal the next hand: the seeded shuffle, or the hands given (tests, replays)."""
+        event = self.verify_deal(hands, set_aside)
+        number = self.hand_number + 1
+        dealer = (self.first_dealer + number - 1) % self.seats
+        self._log.append(HandLog(number, dealer, event.hands, event.set_aside))
+        self._hands = [mask_of(h) for h in event.hands]
+        self.bids = [None] * self.seats
+        self.blind = [False] * self.seats
+        self._tricks_won = [0] * self.seats
+        self._trick = []
+        self._broken = False
+        self._tricks_left = self.tricks_per_hand
+        needed = self.rules.blind_nil_deficit
+        self._eligible = [self.rules.blind_nil and self.deficit(s) >= needed for s in range(self.seats)]
+        self._hidden = list(self._eligible)
+        self._phase = Phase.BIDDING
+        self._turn = (dealer + 1) % self.seats
+        self._trick_leader = self._turn
+        self._events.append(event)
+        return event
+
+    def _seeded_deal(self, number: int) -> Dealt:
+        rng = random.Random(f"{self.seed}/{number}")
+        deck = list(self.deck())
+        set_aside: tuple[Card, ...] = ()
+        if self.mode is Mode.CUTTHROAT and not self.rules.jokers:
+            if self.rules.leftover == "two_clubs":
+                deck.remove(TWO_OF_CLUBS)
+                set_aside = (TWO_OF_CLUBS,)
+            rng.shuffle(deck)
+            if not set_aside:
+                set_aside = (deck.pop(),)
+        else:
+            rng.shuffle(deck)
+        size = self.tricks_per_hand
+        hands = tuple(tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(self.seats))
+        return Dealt(hands, set_aside)
+
+    # ----------------------------------------------------------------------- bidding
+    def _check_turn(self, seat: int, phase: Phase) -> None:
+        if self._phase is not phase:
+            raise WrongPhase(self._phase_message(phase))
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise IllegalAction(f"There is no seat {seat!r} in this game.")
+        if seat != self._turn:
+            turn = self._turn if self._turn is not None else 0
+            raise NotYourTurn(f"It's {self._names[turn]}'s turn.", turn)
+
+    def _phase_message(self, wanted: Phase) -> str:
+        if self._phase is Phase.OVER:
+            return "The game is over."
+        if self._phase is Phase.DEALING:
+            return "The next hand hasn't been dealt yet."
+        if wanted is Phase.PLAYING:
+            return "Bidding isn't finished yet."
+        return "Bidding is over: play a card."
+
+    def _forbidden_bid(self, seat: int) -> int | None:
+        """With no_exact_total, the last bidder's bid that would make the total exactly the tricks."""
+        if not self.rules.no_exact_total:
+            return None
+        others = [b for s, b in enumerate(self.bids) if s != seat]
+        if any(b is None for b in others):
+            return None
+        return self.tricks_per_hand - sum(b for b in others if b is not None)
+
+    def verify_bid(self, seat: int, bid: int, blind: bool = False) -> None:
+        self._check_turn(seat, Phase.BIDDING)
+        if isinstance(bid, bool) or not isinstance(bid, int):
+            raise IllegalBid(f"A bid is a number from 0 to {self.tricks_per_hand}.")
+        if blind:
+            if bid != 0:
+                raise IllegalBid("A blind bid can only be blind nil (0).")
+            if not self.rules.blind_nil:
+                raise IllegalBid("Blind nil is off in this game.")
+            if not self._eligible[seat]:
+                need = self.rules.blind_nil_deficit
+                raise IllegalBid(f"Blind nil needs you to be {need} points behind.")
+            if not self._hidden[seat]:
+                raise IllegalBid("You've seen your cards, so blind nil is no longer possible.")
+        elif self._hidden[seat]:
+            raise IllegalBid("First choose: bid blind nil, or show your cards.")
+        low = 0 if self.rules.nil else 1
+        if not low <= bid <= self.tricks_per_hand:
+            if bid == 0:
+                raise IllegalBid(f"Nil is off in this game: bid 1 to {self.tricks_per_hand}.")
+            lowest = "0 (nil)" if low == 0 else "1"
+            raise IllegalBid(f"Bids go from {lowest} to {self.tricks_per_hand}.")
+        if bid == self._forbidden_bid(seat):
+            raise IllegalBid(f"Bids can't total {self.tricks_per_hand}.")
+
+    def can_bid(self, seat: int, bid: int, blind: bool = False) -> bool:
+        try:
+            self.verify_bid(seat, bid, blind)
+        except EngineError:
+            return False
+        return True
+
+    def bid(self, seat: int, bid: int, blind: bool = False) -> BidMade:
+        self.verify_bid(seat, bid, blind)
+        event = BidMade(seat, bid, blind)
+        self.bids[seat] = bid
+        self.blind[seat] = blind
+        self._hidden[seat] = False
+        self._log[-1].bids.append(event)
+        if len(self._log[-1].bids) == self.seats:
+            self._phase = Phase.PLAYING
+            self._turn = self._trick_leader
+        else:
+            self._turn = (seat + 1) % self.seats
+        self._events.append(event)
+        return event
+
+    def verify_reveal(self, seat: int) -> None:
+        if self._phase is not Phase.BIDDING:
+            raise WrongPhase(self._phase_message(Phase.BIDDING))
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise IllegalAction(f"There is no seat {seat!r} in this game.")
+        if not self._hidden[seat]:
+            raise IllegalAction("Your cards are already shown.")
+
+    def can_reveal(self, seat: int) -> bool:
+        try:
+            self.verify_reveal(seat)
+        except EngineError:
+            return False
+        return True
+
+    def reveal(self, seat: int) -> Revealed:
+        """The seat gives up blind nil and looks at its cards (allowed any time before its bid)."""
+        self.verify_reveal(seat)
+        event = Revealed(seat)
+        self._hidden[seat] = False
+        self._events.append(event)
+        return event
+
+    # -------------------------------------------------------------------------- play
+    def verify_play(self, seat: int, card: Card) -> None:
+        self._check_turn(seat, Phase.PLAYING)
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 54:
+            raise IllegalCard(f"{card!r} is not a card.")
+        hand = self._hands[seat]
+        if not hand >> card & 1:
+            raise IllegalCard(f"You don't have the {card_label(card)}.")
+        if self._trick:
+            led = self._led_suit
+            if SUIT_OF[card] != led and hand & SUIT_MASKS[led]:
+                raise IllegalCard(f"You must follow {SUIT_NAMES[led]}.")
+        elif (card >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
+              and hand & NON_SPADE_MASK):
+            raise IllegalCard("Spades haven't been broken: lead another suit.")
+
+    def can_play(self, seat: int, card: Card) -> bool:
+        try:
+            self.verify_play(seat, card)
+        except EngineError:
+            return False
+        return True
+
+    def play(self, seat: int, card: Card) -> CardPlayed:
+        # Fast path: the legal mask already encodes every play rule; verify_play only explains.
+        if type(card) is not int or card < 0 or not self.legal_mask(seat) >> card & 1:
+            self.verify_play(seat, card)
+            raise AssertionError(f"legal_mask and verify_play disagree on {card!r}")
+        event = CardPlayed(seat, card)
+        self._hands[seat] ^= 1 << card
+        trick = self._trick
+        if not trick:
+            self._trick_leader = seat
+            self._led_suit = SUIT_OF[card]
+        trick.append((seat, card))
+        if card >= FIRST_SPADE:
+            self._broken = True
+        self._events.append(event)
+        if len(trick) < self.seats:
+            self._turn = (seat + 1) % self.seats
+            return event
+        winner = _trick_winner(trick, self._led_suit)
+        self._tricks_won[winner] += 1
+        self._log[-1].tricks.append(TrickLog(self._trick_leader, tuple(trick), winner))
+        self._trick = []
+        self._trick_leader = winner
+        self._turn = winner
+        self._tricks_left -= 1
+        if not self._tricks_left:
+            self._finish_hand()
+        return event
+
+    # ------------------------------------------------------------------- hand and game end
+    def _finish_hand(self) -> None:
+        rules = self.rules
+        seats = self.seats
+        hand_points = [0] * seats
+        new_bags = [0] * seats
+        for side in range(self.sides):
+            members = self.side_seats(side)
+            result = score_side(
+                rules,
+                [self.bids[s] or 0 for s in members],
+                [self.blind[s] for s in members],
+                [self._tricks_won[s] for s in members],
+                self._side_bags[side],
+            )
+            self._side_scores[side] += result.points
+            self._side_bags[side] = result.bags
+            for s in members:
+                hand_points[s] = result.points
+                new_bags[s] = result.new_bags
+        contract_made: list[bool | None] = [None] * seats
+        nil_made: list[bool | None] = [None] * seats
+        for s in range(seats):
+            if self.bids[s] == 0:
+                nil_made[s] = self._tricks_won[s] == 0
+            else:
+                team = self.side_seats(self.side_of(s))
+                contract = sum(self.bids[m] or 0 for m in team if self.bids[m])
+                taken = sum(self._tricks_won[m] for m in team
+                            if self.bids[m] or rules.nil_tricks_help_partner)
+                contract_made[s] = taken >= contract
+        self._log[-1].result = HandResult(
+            tuple(self._tricks_won), tuple(hand_points), self.bags, self.scores,
+            tuple(new_bags), tuple(contract_made), tuple(nil_made),
+        )
+        self._turn = None
+        self._phase = Phase.DEALING
+        self._check_game_end()
+
+    def _check_game_end(self) -> None:
+        scores = self._side_scores
+        top = max(scores)
+        leaders = [side for side, score in enumerate(scores) if score == top]
+        reached = any(score >= self.rules.target for score in scores)
+        mercy = self.rules.mercy is not None and any(score <= -self.rules.mercy for score in scores)
+        if (reached or mercy) and len(leaders) == 1:
+            self._end(Ending.TARGET if reached else Ending.MERCY, leaders)
+
+    def _end(self, ending: Ending, winning_sides: Sequence[int]) -> None:
+        self._ended = ending
+        self._winners = tuple(sorted(s for side in winning_sides for s in self.side_seats(side)))
+        self._phase = Phase.OVER
+        self._turn = None
+
+    def verify_cancel(self) -> None:
+        if self._phase is Phase.OVER:
+            raise WrongPhase("The game is already over.")
+
+    def cancel(self) -> Cancelled:
+        """End the game with no result (nothing counts toward ratings)."""
+        self.verify_cancel()
+        event = Cancelled()
+        self._end(Ending.CANCELLED, ())
+        self._events.append(event)
+        return event
+
+    def verify_forfeit(self, seat: int) -> None:
+        self.verify_cancel()
+        if not isinstance(seat, int) or not 0 <= seat < self.seats:
+            raise IllegalAction(f"There is no seat {seat!r} in this game.")
+
+    def forfeit(self, seat: int) -> Forfeited:
+        """End the game: the forfeiting side loses; the best-placed other side wins."""
+        self.verify_forfeit(seat)
+        event = Forfeited(seat)
+        loser = self.side_of(seat)
+        others = [side for side in range(self.sides) if side != loser]
+        top = max(self._side_scores[side] for side in others)
+        self._end(Ending.FORFEIT, [side for side in others if self._side_scores[side] == top])
+        self._events.append(event)
+        return event
+
+    def places(self) -> tuple[int, ...]:
+        """Final place per seat (1 is first; ties share a place; a forfeiting side is last)."""
+        forfeiter = next((self.side_of(e.seat) for e in self._events if isinstance(e, Forfeited)), None)
+
+        def standing(side: int) -> tuple[bool, int]:
+            return (side != forfeiter, self._side_scores[side])
+
+        return tuple(
+            1 + sum(1 for other in range(self.sides) if standing(other) > standing(self.side_of(s)))
+            for s in range(self.seats)
+        )

@@ -1,0 +1,95 @@
+"""Export to ``spades-record/1`` (RECORD.md) and per-seat tallies for results and stats."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
+
+from bot.engine.cards import card_code
+from bot.engine.game import Game, HandLog
+
+RECORD_FORMAT = "spades-record/1"
+
+
+def default_players(game: Game, kind: str = "human") -> list[dict[str, Any]]:
+    return [{"seat": s, "name": n, "kind": kind, "id": f"seat-{s}"} for s, n in enumerate(game.names)]
+
+
+def export_record(game: Game, players: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """The whole game as one JSON-ready document that can be replayed and re-scored on its own."""
+    return {
+        "format": RECORD_FORMAT,
+        "game_id": game.game_id,
+        "mode": game.mode.value,
+        "rules": game.rules.to_dict(),
+        "players": [dict(p) for p in (players if players is not None else default_players(game))],
+        "hands": [_hand_json(hand) for hand in game.hand_logs],
+        "final": None if not game.is_over else {
+            "scores": list(game.scores),
+            "winners": list(game.winners),
+            "ended": game.ended.value if game.ended else None,
+        },
+        "seed": game.seed,
+    }
+
+
+def _hand_json(hand: HandLog) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "number": hand.number,
+        "dealer": hand.dealer,
+        "deal": {str(seat): [card_code(c) for c in cards] for seat, cards in enumerate(hand.deal)},
+        "set_aside": [card_code(c) for c in hand.set_aside],
+        "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind} for b in hand.bids],
+        "tricks": [
+            {"leader": t.leader, "plays": [[s, card_code(c)] for s, c in t.plays], "winner": t.winner}
+            for t in hand.tricks
+        ],
+    }
+    if hand.result is not None:
+        r = hand.result
+        data["result"] = {
+            "tricks_won": list(r.tricks_won),
+            "hand_points": list(r.hand_points),
+            "bags": list(r.bags),
+            "scores": list(r.scores),
+        }
+    return data
+
+
+class SeatTally(NamedTuple):
+    """What a seat did over the scored hands, for results, stats and tournament summaries."""
+
+    hands: int
+    bids_made: int
+    bids_set: int
+    nils_tried: int
+    nils_made: int
+    blind_nils_tried: int
+    blind_nils_made: int
+    bags: int  # overtricks taken by the seat's side
+    points: int  # hand points of the seat's side, summed
+
+
+def seat_tallies(game: Game) -> tuple[SeatTally, ...]:
+    tallies = []
+    for seat in range(game.seats):
+        hands = made = set_ = nils = nils_made = blinds = blinds_made = bags = points = 0
+        for hand in game.hand_logs:
+            result = hand.result
+            if result is None:
+                continue
+            hands += 1
+            bags += result.new_bags[seat]
+            points += result.hand_points[seat]
+            nil = result.nil_made[seat]
+            if nil is None:
+                made += result.contract_made[seat] is True
+                set_ += result.contract_made[seat] is False
+            else:
+                blind = any(b.seat == seat and b.blind for b in hand.bids)
+                nils += 1
+                nils_made += nil
+                blinds += blind
+                blinds_made += blind and nil
+        tallies.append(SeatTally(hands, made, set_, nils, nils_made, blinds, blinds_made, bags, points))
+    return tuple(tallies)

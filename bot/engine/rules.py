@@ -1,0 +1,159 @@
+"""Game modes and the rule set: every option of RULES.md, its default, and what it allows."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from bot.engine.errors import RuleError
+
+
+class Mode(StrEnum):
+    CUTTHROAT = "cutthroat"
+    SOLO = "solo"
+    PARTNERS = "partners"
+
+    @property
+    def seats(self) -> int:
+        return 3 if self is Mode.CUTTHROAT else 4
+
+    @classmethod
+    def parse(cls, value: str | Mode) -> Mode:
+        try:
+            return cls(str(value).strip().lower())
+        except ValueError:
+            allowed = ", ".join(m.value for m in cls)
+            raise RuleError(f"Unknown mode “{value}”: use one of {allowed}.") from None
+
+
+_TRUE = {"true", "on", "yes", "1", "y"}
+_FALSE = {"false", "off", "no", "0", "n"}
+_NONE = {"none", "off", "null", "no", ""}
+
+
+@dataclass(frozen=True)
+class _Option:
+    kind: str  # "bool", "int", "choice", "optional_int"
+    low: int = 0
+    high: int = 0
+    choices: tuple[str, ...] = ()
+    help: str = ""
+
+    def describe(self) -> str:
+        if self.kind == "bool":
+            return "true or false"
+        if self.kind == "choice":
+            return " or ".join(self.choices)
+        if self.kind == "optional_int":
+            return f"a number from {self.low} to {self.high}, or none"
+        return f"a number from {self.low} to {self.high}"
+
+
+OPTIONS: dict[str, _Option] = {
+    "target": _Option("int", 50, 1000, help="points to win"),
+    "nil": _Option("bool", help="nil bids allowed (off: the minimum bid is 1)"),
+    "blind_nil": _Option("bool", help="blind nil allowed for a player far enough behind"),
+    "blind_nil_deficit": _Option("int", 0, 1000, help="points behind the leader needed for blind nil"),
+    "no_exact_total": _Option("bool", help="the last bidder may not make the bids total the tricks"),
+    "spades_must_break": _Option("bool", help="spades can't be led until broken"),
+    "set_penalty": _Option("choice", choices=("minus", "zero"), help="a set contract scores −10×bid or 0"),
+    "nil_value": _Option("int", 0, 1000, help="points for nil made (lost when failed)"),
+    "blind_nil_value": _Option("int", 0, 1000, help="points for blind nil made (lost when failed)"),
+    "bag_limit": _Option("int", 1, 100, help="bags that trigger the bag penalty"),
+    "bag_penalty": _Option("int", 0, 1000, help="points lost each time the bag limit is reached"),
+    "nil_tricks_help_partner": _Option("bool", help="partners: a nil bidder's tricks count for the partner"),
+    "mercy": _Option("optional_int", 50, 1000, help="the game ends when someone drops to −mercy"),
+    "leftover": _Option("choice", choices=("last", "two_clubs"), help="cutthroat: the card set aside"),
+    "jokers": _Option("bool", help="cutthroat: both jokers as top spades, 18 cards each"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """A game's rule set; saved with the game so it always finishes under the rules it began with."""
+
+    target: int = 500
+    nil: bool = True
+    blind_nil: bool = True
+    blind_nil_deficit: int = 100
+    no_exact_total: bool = False
+    spades_must_break: bool = True
+    set_penalty: str = "minus"
+    nil_value: int = 100
+    blind_nil_value: int = 200
+    bag_limit: int = 10
+    bag_penalty: int = 100
+    nil_tricks_help_partner: bool = False
+    mercy: int | None = None
+    leftover: str = "last"
+    jokers: bool = False
+
+    def __post_init__(self) -> None:
+        for name, option in OPTIONS.items():
+            _check(name, option, getattr(self, name))
+
+    @classmethod
+    def from_options(cls, options: Mapping[str, object], base: Rules | None = None) -> Rules:
+        """Build from text or typed values (``{"target": "200", "mercy": "none"}``); later keys win."""
+        values: dict[str, Any] = {}
+        for key, raw in options.items():
+            name = key.strip().lower()
+            if name not in OPTIONS:
+                known = ", ".join(OPTIONS)
+                raise RuleError(f"Unknown rule option “{key}”. Options are: {known}.")
+            values[name] = _convert(name, OPTIONS[name], raw)
+        return dataclasses.replace(base or cls(), **values)
+
+    def with_options(self, **options: object) -> Rules:
+        return Rules.from_options(options, base=self)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in OPTIONS}
+
+    def check_mode(self, mode: Mode) -> None:
+        """Options that only make sense for some modes are refused for the others."""
+        if self.jokers and mode is not Mode.CUTTHROAT:
+            raise RuleError("jokers is a cutthroat option (54 cards, 18 each); use jokers=false.")
+
+    def changed(self) -> dict[str, Any]:
+        """The options that differ from the defaults, for short lobby and table lines."""
+        default = Rules()
+        return {k: v for k, v in self.to_dict().items() if getattr(default, k) != v}
+
+
+def _convert(name: str, option: _Option, raw: object) -> object:
+    if isinstance(raw, str):
+        text = raw.strip().lower()
+        if option.kind == "bool":
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+        elif option.kind == "optional_int" and text in _NONE:
+            return None
+        elif option.kind == "choice":
+            return text
+        else:
+            try:
+                return int(text)
+            except ValueError:
+                pass
+        raise RuleError(f"{name} can't be “{raw}”: it takes {option.describe()}.")
+    return raw
+
+
+def _check(name: str, option: _Option, value: object) -> None:
+    ok: bool
+    if option.kind == "bool":
+        ok = isinstance(value, bool)
+    elif option.kind == "choice":
+        ok = value in option.choices
+    elif option.kind == "optional_int" and value is None:
+        ok = True
+    else:
+        ok = isinstance(value, int) and not isinstance(value, bool) and option.low <= value <= option.high
+    if not ok:
+        raise RuleError(f"{name} can't be {value!r}: it takes {option.describe()}.")

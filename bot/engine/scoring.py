@@ -1,0 +1,57 @@
+"""Scoring one hand for one side (a player, or a partnership), as RULES.md's table says."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from bot.engine.rules import Rules
+
+
+class SideScore(NamedTuple):
+    points: int  # this hand's points, bag penalties included
+    bags: int  # the side's bag count after the hand (after any penalty)
+    new_bags: int  # overtricks taken this hand
+    bag_outs: int  # how many times the bag penalty was applied
+
+
+def score_side(
+    rules: Rules,
+    bids: Sequence[int],
+    blinds: Sequence[bool],
+    tricks: Sequence[int],
+    bags_before: int,
+) -> SideScore:
+    """Score the members of one side. ``bids[i] == 0`` is nil (the rules never let a contract be 0).
+
+    A nil bidder is scored alone; their tricks are never bags and count toward the partner's
+    contract only with ``nil_tricks_help_partner``.
+    """
+    points = 0
+    contract = 0
+    counted_tricks = 0
+    has_contract = False
+    for bid, blind, taken in zip(bids, blinds, tricks, strict=True):
+        if bid == 0:
+            value = rules.blind_nil_value if blind else rules.nil_value
+            points += value if taken == 0 else -value
+            if rules.nil_tricks_help_partner:
+                counted_tricks += taken
+        else:
+            has_contract = True
+            contract += bid
+            counted_tricks += taken
+    new_bags = 0
+    if has_contract:
+        if counted_tricks >= contract:
+            new_bags = counted_tricks - contract
+            points += 10 * contract + new_bags
+        elif rules.set_penalty == "minus":
+            points -= 10 * contract
+    bags = bags_before + new_bags
+    bag_outs = 0
+    while bags >= rules.bag_limit:
+        bags -= rules.bag_limit
+        points -= rules.bag_penalty
+        bag_outs += 1
+    return SideScore(points, bags, new_bags, bag_outs)

@@ -1,0 +1,96 @@
+"""What one seat may know. Discord renderers and computer players read only this.
+
+It never holds another seat's cards, and not even the seat's own cards while its blind nil
+decision is pending.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.engine.cards import Card, cards_of, mask_of
+from bot.engine.game import Game, Phase, TrickLog
+from bot.engine.rules import Mode, Rules
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    game_id: str
+    mode: Mode
+    rules: Rules
+    seat: int
+    seats: int
+    names: tuple[str, ...]
+    phase: Phase
+    hand_number: int
+    dealer: int
+    turn: int | None
+    hand: tuple[Card, ...]  # empty while cards_hidden
+    cards_hidden: bool
+    can_blind_nil: bool
+    legal_bids: tuple[int, ...]
+    legal_cards: tuple[Card, ...]
+    bids: tuple[int | None, ...]
+    blind: tuple[bool, ...]
+    tricks_won: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    trick: tuple[tuple[int, Card], ...]
+    trick_leader: int | None
+    tricks: tuple[TrickLog, ...]  # completed tricks of this hand
+    spades_broken: bool
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+    tricks_per_hand: int
+    deck_size: int
+
+    @property
+    def my_turn(self) -> bool:
+        return self.turn == self.seat
+
+    @property
+    def played_mask(self) -> int:
+        """Every card seen on the table this hand (completed tricks and the current one)."""
+        return mask_of(c for t in self.tricks for _, c in t.plays) | mask_of(c for _, c in self.trick)
+
+    def unseen_cards(self) -> tuple[Card, ...]:
+        """Cards this seat can't see: in other hands, or set aside."""
+        deck = (1 << self.deck_size) - 1
+        return cards_of(deck & ~self.played_mask & ~mask_of(self.hand))
+
+    def partner(self) -> int | None:
+        return (self.seat + 2) % 4 if self.mode is Mode.PARTNERS else None
+
+
+def seat_view(game: Game, seat: int) -> SeatView:
+    hidden = game.cards_hidden(seat)
+    logs = game.hand_logs
+    completed = tuple(logs[-1].tricks) if logs and game.phase is not Phase.DEALING else ()
+    return SeatView(
+        game_id=game.game_id,
+        mode=game.mode,
+        rules=game.rules,
+        seat=seat,
+        seats=game.seats,
+        names=game.names,
+        phase=game.phase,
+        hand_number=game.hand_number,
+        dealer=game.dealer,
+        turn=game.turn,
+        hand=() if hidden else game.hand_of(seat),
+        cards_hidden=hidden,
+        can_blind_nil=game.can_bid(seat, 0, blind=True),
+        legal_bids=game.legal_bids(seat),
+        legal_cards=game.legal_cards(seat),
+        bids=tuple(game.bids),
+        blind=tuple(game.blind),
+        tricks_won=game.tricks_won,
+        hand_sizes=tuple(game.hand_mask(s).bit_count() for s in range(game.seats)),
+        trick=game.trick,
+        trick_leader=game.trick_leader,
+        tricks=completed,
+        spades_broken=game.spades_broken,
+        scores=game.scores,
+        bags=game.bags,
+        tricks_per_hand=game.tricks_per_hand,
+        deck_size=len(game.deck()),
+    )

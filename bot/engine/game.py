@@ -124,6 +124,7 @@ class Game:
         "_log",
         "_names",
         "_phase",
+        "_seat_side",
         "_side_bags",
         "_side_scores",
         "_trick",
@@ -165,6 +166,7 @@ class Game:
             raise EngineError(f"{mode} needs {self.seats} players, got {len(names)} names")
         self.first_dealer = first_dealer
         self.sides = 2 if mode is Mode.PARTNERS else self.seats
+        self._seat_side = tuple(s % self.sides for s in range(self.seats))
         self.tricks_per_hand = (18 if rules.jokers else 17) if mode is Mode.CUTTHROAT else 13
         self._names = list(names)
         self._events: list[Event] = []
@@ -325,7 +327,7 @@ class Game:
         return (self.first_dealer + number - 1) % self.seats
 
     def side_of(self, seat: int) -> int:
-        return seat % 2 if self.mode is Mode.PARTNERS else seat
+        return self._seat_side[seat]
 
     def side_seats(self, side: int) -> tuple[int, ...]:
         return (side, side + 2) if self.mode is Mode.PARTNERS else (side,)
@@ -333,11 +335,13 @@ class Game:
     @property
     def scores(self) -> tuple[int, ...]:
         """Per seat; partners share their team's score."""
-        return tuple(self._side_scores[self.side_of(s)] for s in range(self.seats))
+        scores = self._side_scores
+        return tuple(scores[side] for side in self._seat_side)
 
     @property
     def bags(self) -> tuple[int, ...]:
-        return tuple(self._side_bags[self.side_of(s)] for s in range(self.seats))
+        bags = self._side_bags
+        return tuple(bags[side] for side in self._seat_side)
 
     @property
     def tricks_won(self) -> tuple[int, ...]:
@@ -355,6 +359,10 @@ class Game:
     @property
     def spades_broken(self) -> bool:
         return self._broken
+
+    @property
+    def hand_sizes(self) -> tuple[int, ...]:
+        return tuple(hand.bit_count() for hand in self._hands)
 
     def hand_of(self, seat: int) -> tuple[Card, ...]:
         """A seat's cards. Only for code that may see them: players get :meth:`view`."""

@@ -6,15 +6,16 @@ decision is pending.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from bot.engine.cards import Card, cards_of, mask_of
 from bot.engine.game import Game, Phase, TrickLog
 from bot.engine.rules import Mode, Rules
 
 
-@dataclass(frozen=True, slots=True)
-class SeatView:
+class SeatView(NamedTuple):
+    """Immutable; a NamedTuple because computer players build one per decision."""
+
     game_id: str
     mode: Mode
     rules: Rules
@@ -78,13 +79,13 @@ def seat_view(game: Game, seat: int) -> SeatView:
         turn=game.turn,
         hand=() if hidden else game.hand_of(seat),
         cards_hidden=hidden,
-        can_blind_nil=game.can_bid(seat, 0, blind=True),
+        can_blind_nil=hidden and game.can_bid(seat, 0, blind=True),
         legal_bids=game.legal_bids(seat),
         legal_cards=game.legal_cards(seat),
         bids=tuple(game.bids),
         blind=tuple(game.blind),
         tricks_won=game.tricks_won,
-        hand_sizes=tuple(game.hand_mask(s).bit_count() for s in range(game.seats)),
+        hand_sizes=game.hand_sizes,
         trick=game.trick,
         trick_leader=game.trick_leader,
         tricks=completed,

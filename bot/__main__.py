@@ -1,0 +1,30 @@
+"""Entry points: `python -m bot` runs the Discord bot; `selfplay` and `play` work offline."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from bot.engine import EngineError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bot", description="Spades for Discord.")
+    commands = parser.add_subparsers(dest="command")
+    from bot import selfplay
+
+    selfplay.add_arguments(commands.add_parser("selfplay", help="computer players play whole games offline"))
+    args = parser.parse_args(argv)
+    if args.command == "selfplay":
+        try:
+            selfplay.run(args)
+        except (EngineError, ValueError) as error:
+            print(f"selfplay: {error}", file=sys.stderr)
+            return 2
+        return 0
+    print("The Discord bot isn't wired up yet.", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,162 @@
+"""An independent checker of `spades-record/1` documents (RECORD.md).
+
+It deliberately shares no code with `bot.engine`: it re-derives trick winners and scores from the
+record alone, the way anyone checking a game would, so a bug in the engine can't hide behind it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
+DEFAULT_RULES = {
+    "target": 500, "nil": True, "blind_nil": True, "blind_nil_deficit": 100, "no_exact_total": False,
+    "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
+    "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
+    "leftover": "last", "jokers": False,
+}
+
+
+def _suit(card: str) -> str:
+    return "S" if card in ("BJ", "LJ") else card[-1]
+
+
+def _strength(card: str) -> int:
+    if card == "BJ":
+        return 15
+    if card == "LJ":
+        return 14
+    return RANKS.index(card[:-1])
+
+
+def _deck(rules: dict[str, Any]) -> set[str]:
+    deck = {r + s for r in RANKS for s in "SHDC"}
+    if rules["jokers"]:
+        deck |= {"BJ", "LJ"}
+    return deck
+
+
+def check_record(record: dict[str, Any]) -> None:
+    """Raise AssertionError with a reason if the record is not a valid, consistent game."""
+    assert record["format"] == "spades-record/1"
+    mode = record["mode"]
+    assert mode in ("cutthroat", "solo", "partners")
+    rules = record["rules"]
+    assert set(DEFAULT_RULES) <= set(rules), "rules must list every option"
+    seats = 3 if mode == "cutthroat" else 4
+    assert [p["seat"] for p in record["players"]] == list(range(seats))
+    for p in record["players"]:
+        assert p["kind"] in ("human", "bot") and isinstance(p["name"], str) and isinstance(p["id"], str)
+    tricks_per_hand = (18 if rules["jokers"] else 17) if mode == "cutthroat" else 13
+
+    def side(seat: int) -> int:
+        return seat % 2 if mode == "partners" else seat
+
+    sides = 2 if mode == "partners" else seats
+    scores = [0] * sides
+    bags = [0] * sides
+    previous_dealer = None
+    for index, hand in enumerate(record["hands"]):
+        assert hand["number"] == index + 1
+        if previous_dealer is not None:
+            assert hand["dealer"] == (previous_dealer + 1) % seats, "the deal passes to the left"
+        previous_dealer = hand["dealer"]
+        deal = {int(k): list(v) for k, v in hand["deal"].items()}
+        assert sorted(deal) == list(range(seats))
+        all_cards = [c for cards in deal.values() for c in cards] + list(hand["set_aside"])
+        assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules), "deal uses the deck"
+        assert all(len(cards) == tricks_per_hand for cards in deal.values())
+        if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
+            assert hand["set_aside"] == ["2C"]
+        # Bids: in order from the dealer's left, in range, total rule.
+        first = (hand["dealer"] + 1) % seats
+        bids = hand["bids"]
+        complete = "result" in hand
+        assert [b["seat"] for b in bids] == [(first + i) % seats for i in range(len(bids))]
+        for b in bids:
+            low = 0 if rules["nil"] or b["blind"] else 1
+            assert low <= b["bid"] <= tricks_per_hand
+            if b["blind"]:
+                assert b["bid"] == 0 and rules["blind_nil"]
+        if rules["no_exact_total"] and len(bids) == seats:
+            assert sum(b["bid"] for b in bids) != tricks_per_hand
+        # Tricks: legal plays, right winners.
+        held = {s: set(cards) for s, cards in deal.items()}
+        broken = False
+        leader = first
+        won = [0] * seats
+        for trick in hand["tricks"]:
+            assert trick["leader"] == leader
+            plays = trick["plays"]
+            assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
+            led = _suit(plays[0][1])
+            for position, (seat, card) in enumerate(plays):
+                assert card in held[seat], f"seat {seat} played {card} it does not hold"
+                if position == 0:
+                    if led == "S" and rules["spades_must_break"] and not broken:
+                        assert all(_suit(c) == "S" for c in held[seat]), "spades led before broken"
+                elif _suit(card) != led:
+                    assert all(_suit(c) != led for c in held[seat]), f"seat {seat} reneged"
+                held[seat].discard(card)
+                if _suit(card) == "S":
+                    broken = True
+            if len(plays) == seats:
+                spades = [(s, c) for s, c in plays if _suit(c) == "S"]
+                pool = spades or [(s, c) for s, c in plays if _suit(c) == led]
+                winner = max(pool, key=lambda sc: _strength(sc[1]))[0]
+                assert trick["winner"] == winner
+                won[winner] += 1
+                leader = winner
+        if not complete:
+            continue
+        assert len(hand["tricks"]) == tricks_per_hand and all(not h for h in held.values())
+        result = hand["result"]
+        assert result["tricks_won"] == won
+        bid_of = {b["seat"]: b for b in bids}
+        for sd in range(sides):
+            members = [s for s in range(seats) if side(s) == sd]
+            points = 0
+            contract = taken = 0
+            has_contract = False
+            for s in members:
+                b = bid_of[s]
+                if b["bid"] == 0:
+                    value = rules["blind_nil_value"] if b["blind"] else rules["nil_value"]
+                    points += value if won[s] == 0 else -value
+                    if rules["nil_tricks_help_partner"]:
+                        taken += won[s]
+                else:
+                    has_contract = True
+                    contract += b["bid"]
+                    taken += won[s]
+            if has_contract:
+                if taken >= contract:
+                    points += 10 * contract + (taken - contract)
+                    bags[sd] += taken - contract
+                elif rules["set_penalty"] == "minus":
+                    points -= 10 * contract
+            while bags[sd] >= rules["bag_limit"]:
+                bags[sd] -= rules["bag_limit"]
+                points -= rules["bag_penalty"]
+            scores[sd] += points
+            for s in members:
+                assert result["hand_points"][s] == points, f"hand {index + 1} seat {s} points"
+                assert result["bags"][s] == bags[sd]
+                assert result["scores"][s] == scores[sd]
+    final = record["final"]
+    if final is None:
+        return
+    per_seat = [scores[side(s)] for s in range(seats)]
+    assert final["scores"] == per_seat
+    if final["ended"] in ("target", "mercy"):
+        top = max(scores)
+        assert scores.count(top) == 1, "a tie for the lead plays another hand"
+        if final["ended"] == "target":
+            assert top >= rules["target"]
+        else:
+            assert rules["mercy"] is not None and min(scores) <= -rules["mercy"]
+        assert final["winners"] == [s for s in range(seats) if scores[side(s)] == top]
+    elif final["ended"] == "cancelled":
+        assert final["winners"] == []
+    else:
+        assert final["ended"] == "forfeit"

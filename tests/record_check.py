@@ -36,8 +36,9 @@ def _deck(rules: dict[str, Any]) -> set[str]:
     return deck
 
 
-def check_record(record: dict[str, Any]) -> None:
+def check_record(record: dict[str, Any] | None) -> None:
     """Raise AssertionError with a reason if the record is not a valid, consistent game."""
+    assert record is not None, "no record"
     assert record["format"] == "spades-record/1"
     mode = record["mode"]
     assert mode in ("cutthroat", "solo", "partners")

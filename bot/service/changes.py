@@ -1,0 +1,78 @@
+"""What the service tells the Discord layer after each accepted action, in order.
+
+Plain values, no discord imports: the renderer decides what to post, edit or send privately.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.engine import HandLog, TrickLog
+from bot.store import FinishOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyChanged:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A new hand: humans get their cards privately, except seats whose cards are hidden."""
+
+    hand_number: int
+    hidden_seats: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TableChanged:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class TrickWon:
+    trick: TrickLog
+
+
+@dataclass(frozen=True, slots=True)
+class HandScored:
+    hand: HandLog
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver:
+    outcome: FinishOutcome | None  # None when the game was cancelled
+
+
+@dataclass(frozen=True, slots=True)
+class GameCancelled:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReminder:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ActedForPlayer:
+    """A computer player moved for a human who did not act in time."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatTakenOver:
+    """A human left a running game; a computer player has the seat now."""
+
+    seat: int
+    left: str
+
+
+Change = (LobbyChanged | GameStarted | HandDealt | TableChanged | TrickWon | HandScored | GameOver
+          | GameCancelled | TurnReminder | ActedForPlayer | SeatTakenOver)

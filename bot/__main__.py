@@ -22,8 +22,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"selfplay: {error}", file=sys.stderr)
             return 2
         return 0
-    print("The Discord bot isn't wired up yet.", file=sys.stderr)
-    return 2
+    from bot.discord_ui.app import run
+
+    return run()
 
 
 if __name__ == "__main__":

@@ -635,6 +635,14 @@ class GameService:
         if user_id != live.host_id:
             raise Refusal(f"Only the host can {what}.")
 
+    async def set_lobby_message(self, live: LiveGame, message_id: int) -> None:
+        await self.store.set_lobby_message(live.game_id, message_id)
+        live.lobby_message_id = message_id
+
+    async def set_table_message(self, live: LiveGame, message_id: int) -> None:
+        await self.store.set_table_message(live.game_id, message_id)
+        live.table_message_id = message_id
+
     async def _set_seats(self, live: LiveGame, seats: list[Seat]) -> None:
         await self.store.set_seats(live.game_id, seats)
         live.seats = seats

@@ -43,6 +43,7 @@ def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
 
 class SpadesBot(discord.Client):
     def __init__(self, config: Config) -> None:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
         intents = discord.Intents.none()
         intents.guilds = True  # channels and permissions; no privileged intents
         super().__init__(intents=intents, guild_ready_timeout=0.5)

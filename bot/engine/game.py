@@ -49,7 +49,7 @@ from bot.engine.events import (
     event_to_json,
 )
 from bot.engine.rules import Mode, Rules
-from bot.engine.scoring import score_side
+from bot.engine.scoring import game_end, score_side
 
 GAME_FORMAT = "spades-game/1"
 
@@ -674,13 +674,10 @@ class Game:
         self._check_game_end()
 
     def _check_game_end(self) -> None:
-        scores = self._side_scores
-        top = max(scores)
-        leaders = [side for side, score in enumerate(scores) if score == top]
-        reached = any(score >= self.rules.target for score in scores)
-        mercy = self.rules.mercy is not None and any(score <= -self.rules.mercy for score in scores)
-        if (reached or mercy) and len(leaders) == 1:
-            self._end(Ending.TARGET if reached else Ending.MERCY, leaders)
+        outcome = game_end(self.rules, self._side_scores)
+        if outcome is not None:
+            ending, winning_sides = outcome
+            self._end(Ending(ending), winning_sides)
 
     def _end(self, ending: Ending, winning_sides: Sequence[int]) -> None:
         self._ended = ending

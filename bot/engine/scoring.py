@@ -55,3 +55,18 @@ def score_side(
         points -= rules.bag_penalty
         bag_outs += 1
     return SideScore(points, bags, new_bags, bag_outs)
+
+
+def game_end(rules: Rules, side_scores: Sequence[int]) -> tuple[str, list[int]] | None:
+    """After a hand: ``(ending, winning sides)`` if the game is over, else None.
+
+    Someone at the target (or, with ``mercy``, at or below −mercy) ends the game, but only when
+    the highest score is not shared: a tie for the lead plays another hand.
+    """
+    top = max(side_scores)
+    leaders = [side for side, score in enumerate(side_scores) if score == top]
+    reached = any(score >= rules.target for score in side_scores)
+    mercy = rules.mercy is not None and any(score <= -rules.mercy for score in side_scores)
+    if (reached or mercy) and len(leaders) == 1:
+        return ("target" if reached else "mercy", leaders)
+    return None

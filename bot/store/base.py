@@ -1,0 +1,123 @@
+"""The one async interface the service and Discord layers use; each backend implements it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
+
+from bot.store.models import (
+    Deadline,
+    FinishOutcome,
+    GameInfo,
+    GameSummary,
+    LeaderboardEntry,
+    LeaderboardSort,
+    PlayerStats,
+    Recovery,
+    Seat,
+    SeatResult,
+    StoredGame,
+)
+
+
+class Store(Protocol):
+    """Durable state: every method that writes has committed before it returns."""
+
+    async def close(self) -> None:
+        """Release the database; the store is unusable afterwards."""
+
+    # -- a game's life: lobby -> playing -> finished | cancelled --------------------------------
+
+    async def create_game(
+        self,
+        game_id: str,
+        *,
+        guild_id: int,
+        channel_id: int,
+        mode: str,
+        rules: Mapping[str, Any],
+        host_id: int | None,
+        seats: Sequence[Seat] = (),
+    ) -> GameInfo:
+        """Open a lobby. Raises GameStateError if the id is taken."""
+
+    async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:
+        """Replace who sits where (joins and leaves in the lobby, a computer player taking over later)."""
+
+    async def start_game(self, game_id: str, setup: Mapping[str, Any]) -> None:
+        """Leave the lobby: keep the engine's `setup_json()`; events may be appended from now on."""
+
+    async def set_lobby_message(self, game_id: str, message_id: int | None) -> None:
+        """Remember the lobby message so its buttons can be re-attached after a restart."""
+
+    async def set_table_message(self, game_id: str, message_id: int | None) -> None:
+        """Remember the table message so it can be edited after a restart."""
+
+    async def set_deadline(self, game_id: str, deadline: Deadline | None) -> None:
+        """Set or clear the game's pending turn timer."""
+
+    async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        """Store the game's `seq`-th accepted action (counting from 1) in its own transaction.
+
+        Raises DuplicateEventError or EventGapError unless `seq` is exactly the next one, and
+        GameStateError unless the game is playing; nothing is written then.
+        """
+
+    async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
+        """Store results, update ratings and mark the game finished, all in one transaction.
+
+        Idempotent: a second call changes nothing and returns what the first one did.
+        """
+
+    async def cancel_game(self, game_id: str) -> None:
+        """End the game without a result; ratings and stats ignore it."""
+
+    # -- reading games back ---------------------------------------------------------------------
+
+    async def get_game(self, game_id: str) -> GameInfo | None:
+        """A game's row and seats, without replaying it."""
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        """A game rebuilt from its events. Raises DamagedGameError if its rows cannot be replayed."""
+
+    async def recover(self) -> Recovery:
+        """Every unfinished game rebuilt for start-up; unreadable ones are reported, not raised.
+
+        A playing game may already be over (the process stopped between its last event and
+        `finish_game`); the caller finishes it.
+        """
+
+    async def game_record(self, game_id: str) -> dict[str, Any] | None:
+        """The game as a `spades-record/1` document; None if unknown or never started."""
+
+    async def recent_games(self, guild_id: int, channel_id: int, limit: int = 10) -> list[GameSummary]:
+        """A channel's games, newest first."""
+
+    # -- leaderboards and stats -----------------------------------------------------------------
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        mode: str,
+        sort: LeaderboardSort = "rating",
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        min_games: int = 5,
+    ) -> list[LeaderboardEntry]:
+        """Humans on a server's leaderboard for a mode.
+
+        `rating` sorts by ordinal, `wins` by games won, `win_rate` by wins per game among players
+        with at least `min_games`, `points` by the total of final scores. Ties share a rank.
+        """
+
+    async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
+        """A player's record on a server, in one mode or all of them."""
+
+    # -- server settings ------------------------------------------------------------------------
+
+    async def get_settings(self, guild_id: int) -> dict[str, Any]:
+        """A server's saved defaults; empty if none were set."""
+
+    async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
+        """Merge `changes` into the server's settings (a None value removes the key); returns them all."""

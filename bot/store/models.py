@@ -1,0 +1,204 @@
+"""Plain values the store takes and returns, so callers never see rows or SQL."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from bot.engine import Game
+
+GameStatus = Literal["lobby", "playing", "finished", "cancelled"]
+LeaderboardSort = Literal["rating", "wins", "win_rate", "points"]
+
+BOT_KEY_PREFIX = "bot:"
+
+
+def player_key(user_id: int | None = None, bot_level: str | None = None) -> str:
+    """The rating identity: a Discord user id as text, or `bot:<level>` so beating a hard bot counts."""
+    if (user_id is None) == (bot_level is None):
+        raise ValueError("give exactly one of user_id and bot_level")
+    return str(user_id) if user_id is not None else BOT_KEY_PREFIX + str(bot_level)
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """Who sits in a seat: a Discord user, or a computer player of some level."""
+
+    seat: int
+    name: str
+    user_id: int | None = None
+    bot_level: str | None = None
+
+    def __post_init__(self) -> None:
+        player_key(self.user_id, self.bot_level)  # validates: exactly one kind of occupant
+
+    @property
+    def is_bot(self) -> bool:
+        return self.bot_level is not None
+
+    @property
+    def player_key(self) -> str:
+        return player_key(self.user_id, self.bot_level)
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """A turn timer the service must honour after a restart: what happens (`kind`) at unix time `at`."""
+
+    kind: str
+    at: float
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """A game's row and seats, without its event log."""
+
+    game_id: str
+    guild_id: int
+    channel_id: int
+    mode: str
+    rules: dict[str, Any]
+    status: GameStatus
+    host_id: int | None
+    created_at: float
+    started_at: float | None
+    ended_at: float | None
+    lobby_message_id: int | None
+    table_message_id: int | None
+    deadline: Deadline | None
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A game read back: its row, and the engine game rebuilt from its events (None in the lobby)."""
+
+    info: GameInfo
+    game: Game | None
+
+
+@dataclass(frozen=True, slots=True)
+class DamagedGame:
+    """An unfinished game that could not be rebuilt; its rows are left as they are for inspection."""
+
+    game_id: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recovery:
+    """What start-up found: the games to resume, and those set aside."""
+
+    games: tuple[StoredGame, ...]
+    damaged: tuple[DamagedGame, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """One seat's figures at the end of a game, computed by the caller.
+
+    In partners `final_score` and `place` are the team's, repeated for both members.
+    `bids_made`/`bids_set` count contracts (non-nil bids) made and set; `hands` is hands played.
+    """
+
+    seat: int
+    player_key: str
+    name: str
+    final_score: int
+    place: int
+    won: bool
+    hands: int
+    bids_made: int
+    bids_set: int
+    nils_tried: int
+    nils_made: int
+    bags: int
+
+    @property
+    def is_bot(self) -> bool:
+        return self.player_key.startswith(BOT_KEY_PREFIX)
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    """What one human's finished game did to their rating (ordinal) and leaderboard rank.
+
+    `*_before` are None for a player's first rated game in this server and mode.
+    """
+
+    seat: int
+    player_key: str
+    name: str
+    rating_before: float | None
+    rating_after: float
+    rank_before: int | None
+    rank_after: int
+
+
+@dataclass(frozen=True, slots=True)
+class FinishOutcome:
+    """The answer to `finish_game`; `already_finished` means an earlier call did the work."""
+
+    game_id: str
+    changes: tuple[RatingChange, ...]
+    already_finished: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """A game for a channel's history: its row and, once finished, each seat's result."""
+
+    info: GameInfo
+    results: tuple[SeatResult, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderboardEntry:
+    """One human on a server's leaderboard for a mode. `points` is the total of final scores."""
+
+    rank: int
+    user_id: int
+    name: str
+    games: int
+    wins: int
+    win_rate: float
+    points: int
+    average_score: float
+    rating: float
+    mu: float
+    sigma: float
+
+
+@dataclass(frozen=True, slots=True)
+class ModeRating:
+    """A player's rating in one mode on one server; `rank` is their place on its rating leaderboard."""
+
+    mode: str
+    rating: float
+    mu: float
+    sigma: float
+    rank: int
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """A player's record on a server, for one mode or (mode None) all modes together."""
+
+    guild_id: int
+    user_id: int
+    mode: str | None
+    games: int
+    wins: int
+    win_rate: float
+    average_score: float
+    bids_made: int
+    bids_total: int
+    nils_made: int
+    nils_tried: int
+    hands: int
+    bags: int
+    bags_per_hand: float
+    ratings: tuple[ModeRating, ...]

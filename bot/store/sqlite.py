@@ -1,0 +1,730 @@
+"""The SQLite backend of `Store`, on aiosqlite.
+
+Two connections: a writer, used under a lock so each write is one transaction that nothing else
+interleaves with, and a query-only reader, so reads see only committed data and never wait behind a
+write. WAL mode lets them run side by side. With `synchronous=FULL` (the default) a commit survives
+power loss; `normal` still survives any crash of the process but may lose the last commits if the
+machine itself goes down, in exchange for skipping an fsync per write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import time
+from collections import defaultdict
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from contextlib import asynccontextmanager
+from itertools import pairwise
+from pathlib import Path
+from typing import Any, Literal
+
+import aiosqlite
+
+from bot.engine import Mode
+from bot.store import replay
+from bot.store.errors import (
+    DamagedGameError,
+    DuplicateEventError,
+    EventGapError,
+    EventSequenceError,
+    GameNotFoundError,
+    GameStateError,
+    SchemaTooNewError,
+    StoreError,
+)
+from bot.store.models import (
+    DamagedGame,
+    Deadline,
+    FinishOutcome,
+    GameInfo,
+    GameSummary,
+    LeaderboardEntry,
+    LeaderboardSort,
+    ModeRating,
+    PlayerStats,
+    RatingChange,
+    Recovery,
+    Seat,
+    SeatResult,
+    StoredGame,
+)
+from bot.store.ratings import Rating, rate_game
+from bot.store.schema import latest_version, migrations
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+Synchronous = Literal["full", "normal"]
+_UNFINISHED = "status IN ('lobby', 'playing')"
+_UNFINISHED_IDS = f"SELECT game_id FROM games WHERE {_UNFINISHED}"
+
+# Only the next seq of a game that is playing is inserted; one statement, so one atomic transaction,
+# and RETURNING tells whether it was, in the same round trip to the database thread.
+_APPEND = """
+INSERT INTO events (game_id, seq, event_json, created_at)
+SELECT ?1, ?2, ?3, ?4
+WHERE ?2 = 1 + (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1)
+  AND EXISTS (SELECT 1 FROM games WHERE game_id = ?1 AND status = 'playing')
+RETURNING seq
+"""
+
+# What each leaderboard sorts by; each expression has an index in V002 (SQLite matches it as written).
+_SORT_KEYS: dict[str, str] = {
+    "rating": "ordinal",
+    "wins": "wins",
+    "win_rate": "(CAST(wins AS REAL) / games)",
+    "points": "points",
+}
+_ON_BOARD = "guild_id = ? AND mode = ? AND is_bot = 0 AND games >= ?"
+
+_RESULT_COLUMNS = (
+    "seat, player_key, name, final_score, place, won, hands, bids_made, bids_set, nils_tried, nils_made, bags"
+)
+
+
+async def _connect(path: Path, role_pragma: str) -> aiosqlite.Connection:
+    conn = await aiosqlite.connect(path, isolation_level=None)
+    try:
+        conn.row_factory = sqlite3.Row
+        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        await conn.execute("PRAGMA foreign_keys = ON")
+        await conn.execute(role_pragma)
+    except BaseException:
+        await conn.close()  # its worker thread would otherwise keep the process alive
+        raise
+    return conn
+
+
+async def _all(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    """Run and fetch in one round trip to the connection's thread."""
+    return list(await db.execute_fetchall(sql, params))
+
+
+async def _one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+    rows = await _all(db, sql, params)
+    return rows[0] if rows else None
+
+
+async def _rollback(db: aiosqlite.Connection) -> None:
+    """Leave the connection outside any transaction, whatever state a failure or cancellation left.
+
+    Statements run in order on the connection's thread, so this runs after anything a cancelled
+    caller had queued (even a COMMIT); "no transaction is active" then just means nothing to undo.
+    """
+    try:
+        await db.execute("ROLLBACK")
+    except sqlite3.OperationalError:
+        if db.in_transaction:
+            raise
+
+
+async def _user_version(db: aiosqlite.Connection) -> int:
+    row = await _one(db, "PRAGMA user_version")
+    assert row is not None
+    return int(row[0])
+
+
+def _refuse_newer(version: int, path: Path) -> None:
+    if version > latest_version():
+        raise SchemaTooNewError(
+            f"{path} has schema version {version} but this bot only knows up to {latest_version()}: "
+            "it was written by a newer version of the bot. Upgrade the bot or point DATABASE_URL "
+            "elsewhere; the database was not changed."
+        )
+
+
+async def _prepare(db: aiosqlite.Connection, path: Path) -> None:
+    """Refuse a newer schema before touching anything, then switch to WAL and migrate."""
+    version = await _user_version(db)
+    _refuse_newer(version, path)
+    row = await _one(db, "PRAGMA journal_mode = WAL")
+    if row is None or str(row[0]).lower() != "wal":
+        raise StoreError(f"{path}: could not switch to WAL journal mode")
+    if version == latest_version():
+        return
+    try:
+        await db.execute("BEGIN IMMEDIATE")
+        version = await _user_version(db)  # another process may have migrated while we waited
+        _refuse_newer(version, path)
+        for migration in migrations()[version:]:
+            log.info("%s: applying migration V%03d %s", path, migration.version, migration.name)
+            for statement in migration.statements:
+                await db.execute(statement)
+        await db.execute(f"PRAGMA user_version = {latest_version()}")
+        await db.execute("COMMIT")
+    except BaseException:
+        await _rollback(db)
+        raise
+
+
+def _seat(row: sqlite3.Row) -> Seat:
+    return Seat(row["seat"], row["name"], row["user_id"], row["bot_level"])
+
+
+def _seat_result(row: sqlite3.Row) -> SeatResult:
+    return SeatResult(
+        seat=row["seat"],
+        player_key=row["player_key"],
+        name=row["name"],
+        final_score=row["final_score"],
+        place=row["place"],
+        won=bool(row["won"]),
+        hands=row["hands"],
+        bids_made=row["bids_made"],
+        bids_set=row["bids_set"],
+        nils_tried=row["nils_tried"],
+        nils_made=row["nils_made"],
+        bags=row["bags"],
+    )
+
+
+def _game_info(row: sqlite3.Row, seat_rows: Iterable[sqlite3.Row]) -> GameInfo:
+    deadline = None
+    if row["deadline_kind"] is not None and row["deadline_at"] is not None:
+        deadline = Deadline(row["deadline_kind"], row["deadline_at"])
+    return GameInfo(
+        game_id=row["game_id"],
+        guild_id=row["guild_id"],
+        channel_id=row["channel_id"],
+        mode=row["mode"],
+        rules=replay.loads_object(row["rules_json"]),
+        status=row["status"],
+        host_id=row["host_id"],
+        created_at=row["created_at"],
+        started_at=row["started_at"],
+        ended_at=row["ended_at"],
+        lobby_message_id=row["lobby_message_id"],
+        table_message_id=row["table_message_id"],
+        deadline=deadline,
+        seats=tuple(sorted((_seat(s) for s in seat_rows), key=lambda s: s.seat)),
+    )
+
+
+def _rebuild(row: sqlite3.Row, seat_rows: Iterable[sqlite3.Row], event_rows: Sequence[sqlite3.Row]) -> StoredGame:
+    info = _game_info(row, seat_rows)
+    if row["setup_json"] is None:
+        if info.status != "lobby":
+            raise DamagedGameError(f"game is {info.status} but has no setup")
+        return StoredGame(info, None)
+    setup = replay.loads_object(row["setup_json"])
+    game = replay.rebuild_game(setup, [(e["seq"], e["event_json"]) for e in event_rows])
+    for seat in info.seats:  # names change without an event when a computer player takes over
+        game.rename(seat.seat, seat.name)
+    return StoredGame(info, game)
+
+
+def _check_seats(mode: str, seats: Sequence[Seat]) -> None:
+    numbers = [s.seat for s in seats]
+    if len(set(numbers)) != len(numbers) or not all(0 <= n < Mode.parse(mode).seats for n in numbers):
+        raise ValueError(f"seats {numbers} do not fit a {mode} table")
+
+
+def _check_results(mode: str, results: Sequence[SeatResult]) -> None:
+    if sorted(r.seat for r in results) != list(range(Mode.parse(mode).seats)):
+        raise ValueError(f"a {mode} game needs one result per seat, got seats {[r.seat for r in results]}")
+    if any(r.place < 1 for r in results):
+        raise ValueError("places count from 1")
+
+
+def _placeholders(n: int) -> str:
+    return ", ".join("?" * n)
+
+
+class SqliteStore:
+    """`Store` on a SQLite file. Open it with `SqliteStore.open(path)` or `open_store(url)`."""
+
+    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+        self._writer = writer
+        self._reader = reader
+        self._write_lock = asyncio.Lock()
+        self._read_lock = asyncio.Lock()
+
+    @classmethod
+    async def open(cls, path: Path, *, synchronous: Synchronous = "full") -> SqliteStore:
+        """Create the file and its folder if missing, refuse a newer schema, migrate an older one."""
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            writer = await _connect(path, f"PRAGMA synchronous = {synchronous.upper()}")
+            try:
+                await _prepare(writer, path)
+                reader = await _connect(path, "PRAGMA query_only = ON")
+            except BaseException:
+                await writer.close()
+                raise
+        except sqlite3.DatabaseError as exc:
+            if exc.sqlite_errorcode in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
+                raise StoreError(f"{path} is not a readable SQLite database: {exc}") from exc
+            raise
+        return cls(writer, reader)
+
+    async def close(self) -> None:
+        async with self._write_lock, self._read_lock:
+            await self._reader.close()
+            await self._writer.close()
+
+    @asynccontextmanager
+    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One write transaction; taking the write lock first keeps coroutines from interleaving."""
+        async with self._write_lock:
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+                yield self._writer
+                await self._writer.execute("COMMIT")
+            except BaseException:
+                await _rollback(self._writer)
+                raise
+
+    @asynccontextmanager
+    async def _snapshot(self) -> AsyncIterator[aiosqlite.Connection]:
+        """One read transaction, so queries that belong together see the same committed state."""
+        async with self._read_lock:
+            try:
+                await self._reader.execute("BEGIN")
+                yield self._reader
+            finally:
+                await _rollback(self._reader)
+
+    async def _status(self, db: aiosqlite.Connection, game_id: str) -> str:
+        row = await _one(db, "SELECT status FROM games WHERE game_id = ?", (game_id,))
+        if row is None:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        return str(row["status"])
+
+    async def _read_info(self, db: aiosqlite.Connection, game_id: str) -> GameInfo | None:
+        row = await _one(db, "SELECT * FROM games WHERE game_id = ?", (game_id,))
+        if row is None:
+            return None
+        return _game_info(row, await _all(db, "SELECT * FROM seats WHERE game_id = ?", (game_id,)))
+
+    async def _update_game(self, game_id: str, assignments: str, params: Sequence[Any]) -> None:
+        async with self._write_lock:
+            sql = f"UPDATE games SET {assignments} WHERE game_id = ? RETURNING game_id"
+            if not await _all(self._writer, sql, (*params, game_id)):
+                raise GameNotFoundError(f"no game {game_id!r}")
+
+    # -- a game's life ----------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        game_id: str,
+        *,
+        guild_id: int,
+        channel_id: int,
+        mode: str,
+        rules: Mapping[str, Any],
+        host_id: int | None,
+        seats: Sequence[Seat] = (),
+    ) -> GameInfo:
+        mode = Mode.parse(mode).value
+        _check_seats(mode, seats)
+        async with self._transaction() as db:
+            try:
+                await db.execute(
+                    "INSERT INTO games (game_id, guild_id, channel_id, mode, rules_json, host_id, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (game_id, guild_id, channel_id, mode, replay.dumps(dict(rules)), host_id, time.time()),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise GameStateError(f"game {game_id!r} already exists") from exc
+            await self._insert_seats(db, game_id, seats)
+            info = await self._read_info(db, game_id)
+        assert info is not None
+        return info
+
+    async def _insert_seats(self, db: aiosqlite.Connection, game_id: str, seats: Sequence[Seat]) -> None:
+        await db.executemany(
+            "INSERT INTO seats (game_id, seat, name, user_id, bot_level) VALUES (?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.name, s.user_id, s.bot_level) for s in seats],
+        )
+
+    async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:
+        async with self._transaction() as db:
+            info = await self._read_info(db, game_id)
+            if info is None:
+                raise GameNotFoundError(f"no game {game_id!r}")
+            if info.status not in ("lobby", "playing"):
+                raise GameStateError(f"game {game_id!r} is {info.status}; its seats are final")
+            _check_seats(info.mode, seats)
+            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            await self._insert_seats(db, game_id, seats)
+
+    async def start_game(self, game_id: str, setup: Mapping[str, Any]) -> None:
+        async with self._transaction() as db:
+            status = await self._status(db, game_id)
+            if status != "lobby":
+                raise GameStateError(f"game {game_id!r} is {status}, not in the lobby")
+            await db.execute(
+                "UPDATE games SET status = 'playing', setup_json = ?, started_at = ? WHERE game_id = ?",
+                (replay.dumps(dict(setup)), time.time(), game_id),
+            )
+
+    async def set_lobby_message(self, game_id: str, message_id: int | None) -> None:
+        await self._update_game(game_id, "lobby_message_id = ?", (message_id,))
+
+    async def set_table_message(self, game_id: str, message_id: int | None) -> None:
+        await self._update_game(game_id, "table_message_id = ?", (message_id,))
+
+    async def set_deadline(self, game_id: str, deadline: Deadline | None) -> None:
+        kind, at = (deadline.kind, deadline.at) if deadline else (None, None)
+        await self._update_game(game_id, "deadline_kind = ?, deadline_at = ?", (kind, at))
+
+    async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        if seq < 1:
+            raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {seq}")
+        payload = replay.dumps(dict(event))
+        async with self._write_lock:
+            if await _all(self._writer, _APPEND, (game_id, seq, payload, time.time())):
+                return
+            # Refused: say why. Still under the lock, so nothing changed since the insert.
+            row = await _one(
+                self._writer,
+                "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) AS last"
+                " FROM games WHERE game_id = ?1",
+                (game_id,),
+            )
+        if row is None:
+            raise GameNotFoundError(f"no game {game_id!r}")
+        if row["status"] != "playing":
+            raise GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
+        if seq <= row["last"]:
+            raise DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
+        raise EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
+
+    async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
+        async with self._transaction() as db:
+            game = await _one(db, "SELECT guild_id, mode, status FROM games WHERE game_id = ?", (game_id,))
+            if game is None:
+                raise GameNotFoundError(f"no game {game_id!r}")
+            if game["status"] == "finished":
+                return FinishOutcome(game_id, await self._stored_changes(db, game_id), already_finished=True)
+            if game["status"] != "playing":
+                raise GameStateError(f"game {game_id!r} is {game['status']}; only a game in play can finish")
+            guild_id, mode = game["guild_id"], game["mode"]
+            _check_results(mode, results)
+            now = time.time()
+            moves = await self._rate(db, guild_id, mode, results, now)
+            await db.executemany(
+                "INSERT INTO results (game_id, guild_id, mode, is_bot, rating_before, rating_after,"
+                f" rank_before, rank_after, finished_at, {_RESULT_COLUMNS}) VALUES ({_placeholders(21)})",
+                [
+                    (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, r.seat, r.player_key,
+                     r.name, r.final_score, r.place, int(r.won), r.hands, r.bids_made, r.bids_set,
+                     r.nils_tried, r.nils_made, r.bags)
+                    for r in results
+                ],
+            )  # fmt: skip
+            await db.execute(
+                "UPDATE games SET status = 'finished', ended_at = ?, deadline_kind = NULL, deadline_at = NULL"
+                " WHERE game_id = ?",
+                (now, game_id),
+            )
+            return FinishOutcome(game_id, await self._stored_changes(db, game_id), already_finished=False)
+
+    async def _rate(
+        self, db: aiosqlite.Connection, guild_id: int, mode: str, results: Sequence[SeatResult], now: float
+    ) -> dict[str, tuple[float | None, float, int | None, int | None]]:
+        """Update everyone's rating and running totals; per player key, rating and rank before and after.
+
+        Ranks are for humans only, since leaderboards list only humans.
+        """
+        seats_of: dict[str, list[SeatResult]] = defaultdict(list)
+        for r in results:
+            seats_of[r.player_key].append(r)
+        rows = await _all(
+            db,
+            f"SELECT * FROM ratings WHERE guild_id = ? AND mode = ? AND player_key IN ({_placeholders(len(seats_of))})",
+            (guild_id, mode, *seats_of),
+        )
+        before = {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in rows}
+        after = rate_game(mode, results, before)
+        humans = [key for key, seats in seats_of.items() if not seats[0].is_bot]
+        rank_before = {k: await self._rank(db, guild_id, mode, before[k].ordinal) for k in humans if k in before}
+        await db.executemany(
+            "INSERT INTO ratings (guild_id, mode, player_key, is_bot, name, mu, sigma, ordinal,"
+            " games, wins, points, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (guild_id, mode, player_key) DO UPDATE SET name = excluded.name,"
+            " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
+            " games = games + excluded.games, wins = wins + excluded.wins,"
+            " points = points + excluded.points, updated_at = excluded.updated_at",
+            [
+                (guild_id, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
+                 after[key].ordinal, len(seats), sum(r.won for r in seats),
+                 sum(r.final_score for r in seats), now)
+                for key, seats in seats_of.items()
+            ],
+        )  # fmt: skip
+        rank_after = {k: await self._rank(db, guild_id, mode, after[k].ordinal) for k in humans}
+        return {
+            key: (
+                before[key].ordinal if key in before else None,
+                after[key].ordinal,
+                rank_before.get(key),
+                rank_after.get(key),
+            )
+            for key in seats_of
+        }
+
+    async def _rank(self, db: aiosqlite.Connection, guild_id: int, mode: str, ordinal: float) -> int:
+        """Place on the rating leaderboard: one more than the humans rated strictly higher."""
+        row = await _one(
+            db,
+            "SELECT count(*) + 1 FROM ratings WHERE guild_id = ? AND mode = ? AND is_bot = 0 AND ordinal > ?",
+            (guild_id, mode, ordinal),
+        )
+        assert row is not None
+        return int(row[0])
+
+    async def _stored_changes(self, db: aiosqlite.Connection, game_id: str) -> tuple[RatingChange, ...]:
+        rows = await _all(
+            db,
+            "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after"
+            " FROM results WHERE game_id = ? AND is_bot = 0 ORDER BY seat",
+            (game_id,),
+        )
+        return tuple(
+            RatingChange(
+                r["seat"],
+                r["player_key"],
+                r["name"],
+                r["rating_before"],
+                r["rating_after"],
+                r["rank_before"],
+                r["rank_after"],
+            )
+            for r in rows
+        )
+
+    async def cancel_game(self, game_id: str) -> None:
+        async with self._transaction() as db:
+            status = await self._status(db, game_id)
+            if status == "finished":
+                raise GameStateError(f"game {game_id!r} has finished; it cannot be cancelled")
+            if status != "cancelled":
+                await db.execute(
+                    "UPDATE games SET status = 'cancelled', ended_at = ?, deadline_kind = NULL,"
+                    " deadline_at = NULL WHERE game_id = ?",
+                    (time.time(), game_id),
+                )
+
+    # -- reading games back -------------------------------------------------------------------------
+
+    async def get_game(self, game_id: str) -> GameInfo | None:
+        async with self._snapshot() as db:
+            return await self._read_info(db, game_id)
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        try:
+            async with self._snapshot() as db:
+                row = await _one(db, "SELECT * FROM games WHERE game_id = ?", (game_id,))
+                if row is None:
+                    return None
+                seat_rows = await _all(db, "SELECT * FROM seats WHERE game_id = ?", (game_id,))
+                event_rows = await _all(
+                    db, "SELECT seq, event_json FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+                )
+            return _rebuild(row, seat_rows, event_rows)
+        except DamagedGameError:
+            raise
+        except Exception as exc:  # any failure to read or replay means the same to the caller
+            raise DamagedGameError(f"game {game_id!r}: {type(exc).__name__}: {exc}") from exc
+
+    async def recover(self) -> Recovery:
+        try:
+            async with self._snapshot() as db:
+                games = await _all(db, f"SELECT * FROM games WHERE {_UNFINISHED} ORDER BY created_at")
+                seat_rows = await _all(
+                    db,
+                    f"SELECT * FROM seats WHERE game_id IN ({_UNFINISHED_IDS})",
+                )
+                event_rows = await _all(
+                    db,
+                    "SELECT game_id, seq, event_json FROM events"
+                    f" WHERE game_id IN ({_UNFINISHED_IDS}) ORDER BY game_id, seq",
+                )
+        except sqlite3.DatabaseError:
+            log.warning("reading unfinished games in bulk failed; loading them one by one", exc_info=True)
+            return await self._recover_one_by_one()
+        seats_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
+        for row in seat_rows:
+            seats_of[row["game_id"]].append(row)
+        events_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
+        for row in event_rows:
+            events_of[row["game_id"]].append(row)
+        loaded: list[StoredGame] = []
+        damaged: list[DamagedGame] = []
+        for row in games:
+            game_id = row["game_id"]
+            try:
+                loaded.append(_rebuild(row, seats_of[game_id], events_of[game_id]))
+            except Exception as exc:  # one bad game must not keep the others from loading
+                damaged.append(self._set_aside(game_id, exc))
+        return Recovery(tuple(loaded), tuple(damaged))
+
+    async def _recover_one_by_one(self) -> Recovery:
+        async with self._snapshot() as db:
+            ids = [r["game_id"] for r in await _all(db, _UNFINISHED_IDS)]
+        loaded: list[StoredGame] = []
+        damaged: list[DamagedGame] = []
+        for game_id in ids:
+            try:
+                stored = await self.load_game(game_id)
+            except DamagedGameError as exc:
+                damaged.append(self._set_aside(game_id, exc))
+            else:
+                if stored is not None:
+                    loaded.append(stored)
+        return Recovery(tuple(loaded), tuple(damaged))
+
+    @staticmethod
+    def _set_aside(game_id: str, exc: Exception) -> DamagedGame:
+        reason = f"{type(exc).__name__}: {exc}"
+        log.warning("game %s could not be rebuilt and is set aside: %s", game_id, reason)
+        return DamagedGame(game_id, reason)
+
+    async def game_record(self, game_id: str) -> dict[str, Any] | None:
+        stored = await self.load_game(game_id)
+        return None if stored is None else replay.game_record(stored)
+
+    async def recent_games(self, guild_id: int, channel_id: int, limit: int = 10) -> list[GameSummary]:
+        async with self._snapshot() as db:
+            games = await _all(
+                db,
+                "SELECT * FROM games WHERE guild_id = ? AND channel_id = ?"
+                " ORDER BY created_at DESC, rowid DESC LIMIT ?",
+                (guild_id, channel_id, limit),
+            )
+            ids = [g["game_id"] for g in games]
+            marks = _placeholders(len(ids))
+            seat_rows = await _all(db, f"SELECT * FROM seats WHERE game_id IN ({marks})", ids)
+            result_rows = await _all(
+                db,
+                f"SELECT game_id, {_RESULT_COLUMNS} FROM results WHERE game_id IN ({marks}) ORDER BY seat",
+                ids,
+            )
+        seats_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
+        for row in seat_rows:
+            seats_of[row["game_id"]].append(row)
+        results_of: dict[str, list[SeatResult]] = defaultdict(list)
+        for row in result_rows:
+            results_of[row["game_id"]].append(_seat_result(row))
+        return [GameSummary(_game_info(g, seats_of[g["game_id"]]), tuple(results_of[g["game_id"]])) for g in games]
+
+    # -- leaderboards and stats -----------------------------------------------------------------------
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        mode: str,
+        sort: LeaderboardSort = "rating",
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        min_games: int = 5,
+    ) -> list[LeaderboardEntry]:
+        if sort not in _SORT_KEYS:
+            raise ValueError(f"unknown leaderboard sort {sort!r}")
+        key = _SORT_KEYS[sort]
+        board = (guild_id, mode, min_games if sort == "win_rate" else 1)
+        async with self._snapshot() as db:
+            rows = await _all(
+                db,
+                f"SELECT {key} AS sort_key, * FROM ratings WHERE {_ON_BOARD}"
+                f" ORDER BY {key} DESC, ordinal DESC, player_key LIMIT ? OFFSET ?",
+                (*board, limit, offset),
+            )
+            if not rows:
+                return []
+            # Only the page's first rank needs counting: after it, a row shares the rank of the row
+            # before when their keys tie, and otherwise its rank is its position.
+            first = await _one(
+                db, f"SELECT count(*) + 1 FROM ratings WHERE {_ON_BOARD} AND {key} > ?", (*board, rows[0]["sort_key"])
+            )
+        assert first is not None
+        ranks = [int(first[0])]
+        for position, (previous, row) in enumerate(pairwise(rows), start=offset + 2):
+            ranks.append(ranks[-1] if row["sort_key"] == previous["sort_key"] else position)
+        return [
+            LeaderboardEntry(
+                rank=rank,
+                user_id=int(r["player_key"]),
+                name=r["name"],
+                games=r["games"],
+                wins=r["wins"],
+                win_rate=r["wins"] / r["games"],
+                points=r["points"],
+                average_score=r["points"] / r["games"],
+                rating=r["ordinal"],
+                mu=r["mu"],
+                sigma=r["sigma"],
+            )
+            for rank, r in zip(ranks, rows, strict=True)
+        ]
+
+    async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
+        key = str(user_id)
+        async with self._snapshot() as db:
+            totals = await _one(
+                db,
+                "SELECT count(*) AS games, total(won) AS wins, total(final_score) AS points,"
+                " total(bids_made) AS bids_made, total(bids_made + bids_set) AS bids_total,"
+                " total(nils_made) AS nils_made, total(nils_tried) AS nils_tried,"
+                " total(hands) AS hands, total(bags) AS bags"
+                " FROM results WHERE guild_id = ?1 AND player_key = ?2 AND (?3 IS NULL OR mode = ?3)",
+                (guild_id, key, mode),
+            )
+            ratings = await _all(
+                db,
+                "SELECT r.*, (SELECT count(*) + 1 FROM ratings AS o WHERE o.guild_id = r.guild_id"
+                " AND o.mode = r.mode AND o.is_bot = 0 AND o.ordinal > r.ordinal) AS rank"
+                " FROM ratings AS r WHERE r.guild_id = ?1 AND r.mode IN ('cutthroat', 'solo', 'partners')"
+                " AND r.player_key = ?2 AND (?3 IS NULL OR r.mode = ?3) ORDER BY r.mode",
+                (guild_id, key, mode),
+            )
+        assert totals is not None
+        games, hands = int(totals["games"]), int(totals["hands"])
+        return PlayerStats(
+            guild_id=guild_id,
+            user_id=user_id,
+            mode=mode,
+            games=games,
+            wins=int(totals["wins"]),
+            win_rate=totals["wins"] / games if games else 0.0,
+            average_score=totals["points"] / games if games else 0.0,
+            bids_made=int(totals["bids_made"]),
+            bids_total=int(totals["bids_total"]),
+            nils_made=int(totals["nils_made"]),
+            nils_tried=int(totals["nils_tried"]),
+            hands=hands,
+            bags=int(totals["bags"]),
+            bags_per_hand=totals["bags"] / hands if hands else 0.0,
+            ratings=tuple(
+                ModeRating(r["mode"], r["ordinal"], r["mu"], r["sigma"], r["rank"], r["games"], r["wins"])
+                for r in ratings
+            ),
+        )
+
+    # -- server settings ------------------------------------------------------------------------------
+
+    async def get_settings(self, guild_id: int) -> dict[str, Any]:
+        async with self._snapshot() as db:
+            row = await _one(db, "SELECT settings_json FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        return {} if row is None else replay.loads_object(row["settings_json"])
+
+    async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
+        async with self._transaction() as db:
+            row = await _one(db, "SELECT settings_json FROM guild_settings WHERE guild_id = ?", (guild_id,))
+            settings = {} if row is None else replay.loads_object(row["settings_json"])
+            for key, value in changes.items():
+                if value is None:
+                    settings.pop(key, None)
+                else:
+                    settings[key] = value
+            await db.execute(
+                "INSERT INTO guild_settings (guild_id, settings_json, updated_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET settings_json = excluded.settings_json,"
+                " updated_at = excluded.updated_at",
+                (guild_id, replay.dumps(settings), time.time()),
+            )
+        return settings

@@ -1,0 +1,111 @@
+"""Shared by the store's tests and benchmark: games played by random legal moves, and seat results."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+from bot.engine import Game, Mode, Phase, Rules, event_to_json
+from bot.store import FinishOutcome, Seat, SeatResult, Store
+
+GUILD = 1000
+CHANNEL = 2000
+
+
+def step(game: Game, rng: random.Random) -> None:
+    """One legal action, chosen at random (a hidden hand is sometimes bid blind nil)."""
+    if game.phase is Phase.DEALING:
+        game.deal()
+        return
+    seat = game.turn
+    assert seat is not None
+    if game.phase is Phase.BIDDING:
+        if game.cards_hidden(seat):
+            if rng.random() < 0.3 and game.can_bid(seat, 0, blind=True):
+                game.bid(seat, 0, blind=True)
+            else:
+                game.reveal(seat)
+            return
+        game.bid(seat, rng.choice(game.legal_bids(seat)))
+        return
+    game.play(seat, rng.choice(game.legal_cards(seat)))
+
+
+def random_game(game_id: str, mode: str = "cutthroat", actions: int = 30, seed: int = 1, **rules: object) -> Game:
+    """A game `actions` events in (or over sooner), reproducible from `seed`."""
+    rng = random.Random(seed)
+    names = [f"player{n + 1}" for n in range(Mode(mode).seats)]
+    game = Game.new(game_id, mode, Rules.from_options(rules), seed=seed, names=names)
+    while game.event_count < actions and game.phase is not Phase.OVER:
+        step(game, rng)
+    return game
+
+
+def seats_for(mode: str, bots: Sequence[int] = ()) -> list[Seat]:
+    """Humans 1, 2, 3… in seats 0, 1, 2…, except the seats listed in `bots` (hard computer players)."""
+    return [
+        Seat(n, f"bot{n}", bot_level="hard") if n in bots else Seat(n, f"player{n + 1}", user_id=n + 1)
+        for n in range(Mode(mode).seats)
+    ]
+
+
+async def store_game(
+    store: Store,
+    game: Game,
+    seats: Sequence[Seat] | None = None,
+    guild_id: int = GUILD,
+    channel_id: int = CHANNEL,
+) -> None:
+    """Create, start and append every event of `game`, as the service would."""
+    await store.create_game(
+        game.game_id,
+        guild_id=guild_id,
+        channel_id=channel_id,
+        mode=game.mode,
+        rules=game.rules.to_dict(),
+        host_id=1,
+        seats=seats if seats is not None else seats_for(game.mode),
+    )
+    await store.start_game(game.game_id, game.setup_json())
+    for seq, event in enumerate(game.events, start=1):
+        await store.append_event(game.game_id, seq, event_to_json(event))
+
+
+def result(
+    seat: int,
+    key: str,
+    final_score: int,
+    place: int,
+    *,
+    won: bool | None = None,
+    name: str | None = None,
+    hands: int = 10,
+    bids_made: int = 0,
+    bids_set: int = 0,
+    nils_tried: int = 0,
+    nils_made: int = 0,
+    bags: int = 0,
+) -> SeatResult:
+    """A seat result with only the figures a test cares about spelled out."""
+    return SeatResult(
+        seat=seat, player_key=key, name=name or f"name-{key}", final_score=final_score, place=place,
+        won=place == 1 if won is None else won, hands=hands, bids_made=bids_made, bids_set=bids_set,
+        nils_tried=nils_tried, nils_made=nils_made, bags=bags,
+    )  # fmt: skip
+
+
+async def finished_game(
+    store: Store, game_id: str, mode: str, results: Sequence[SeatResult], guild_id: int = GUILD
+) -> FinishOutcome:
+    """A game that went straight from start to `results`: enough for ratings and stats tests."""
+    seats = [
+        Seat(r.seat, r.name, bot_level=r.player_key.removeprefix("bot:"))
+        if r.is_bot
+        else Seat(r.seat, r.name, user_id=int(r.player_key))
+        for r in results
+    ]
+    await store.create_game(
+        game_id, guild_id=guild_id, channel_id=CHANNEL, mode=mode, rules={}, host_id=None, seats=seats
+    )
+    await store.start_game(game_id, Game.new(game_id, mode, seed=1).setup_json())
+    return await store.finish_game(game_id, results)

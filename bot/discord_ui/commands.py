@@ -19,7 +19,7 @@ from bot.discord_ui.render import (
 )
 from bot.discord_ui.views import lobby_view
 from bot.engine import Mode, Rules, card_label, card_name, parse_card
-from bot.service import LiveGame, Refusal
+from bot.service import LiveGame, Refusal, parse_bid
 
 if TYPE_CHECKING:
     from bot.discord_ui.app import SpadesBot
@@ -133,7 +133,9 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     async def bid(self, interaction: discord.Interaction[Any], bid: str) -> None:
         live = _channel_game(interaction)
         await _bot(interaction).service.bid(live, interaction.user.id, bid)
-        await interaction.response.send_message(f"You bid **{bid.strip()}**.", ephemeral=True)
+        tricks, blind = parse_bid(bid)  # said back the way the bid counts: "BN" is blind nil
+        said = "blind nil" if blind else "nil" if tricks == 0 else str(tricks)
+        await interaction.response.send_message(f"You bid **{said}**.", ephemeral=True)
 
     @bid.autocomplete("bid")
     async def bid_choices(self, interaction: discord.Interaction[Any], current: str,

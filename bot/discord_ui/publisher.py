@@ -108,6 +108,8 @@ class Publisher:
             if not live.active and queue.empty():
                 self._queues.pop(game_id, None)
                 self._workers.pop(game_id, None)
+                self._last_table_edit.pop(game_id, None)  # nothing per game outlives the game
+                self._dm_failed -= {(g, user) for g, user in self._dm_failed if g == game_id}
                 return
 
     async def _safely(self, live: LiveGame, work: Any) -> None:

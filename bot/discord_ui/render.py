@@ -132,8 +132,9 @@ def private_hand_text(live: LiveGame, view: SeatView) -> str:
     """A player's own hand (a direct message or an ephemeral reply to that player only)."""
     title = f"Your hand — {MODE_TITLES[live.mode]} game `{live.game_id}`, hand {view.hand_number}"
     if view.cards_hidden:
+        when = "It's your turn to bid." if view.my_turn else "**Blind nil** counts when it's your turn to bid."
         return (f"{title}\nYou're far enough behind to bid **blind nil** (before seeing your cards, "
-                f"worth ±{live.rules.blind_nil_value}). Choose **Blind nil** or **Show my cards**.")
+                f"worth ±{live.rules.blind_nil_value}). Choose **Blind nil** or **Show my cards**.\n{when}")
     lines = [title, hand_text(view.hand)]
     if view.my_turn and view.phase is Phase.BIDDING:
         lines.append("It's your turn to bid.")

@@ -135,10 +135,9 @@ def table_view(live: LiveGame) -> discord.ui.View | None:
 
 
 def hidden_view(game_id: str, view: SeatView) -> discord.ui.View:
-    items: list[discord.ui.Item[Any]] = [RevealButton(game_id)]
-    if view.can_blind_nil:
-        items.insert(0, BidButton(game_id, "blind"))
-    return _view(*items)
+    """Blind nil or Show my cards. Cards are hidden only from a seat that may bid blind nil, so the
+    button is there even before its turn: the hand's direct message is sent once, at the deal."""
+    return _view(BidButton(game_id, "blind"), RevealButton(game_id))
 
 
 def bid_view(game_id: str, view: SeatView) -> discord.ui.View:

@@ -1,0 +1,41 @@
+"""Computer players fill two seats (BOT_MOVE_DELAY=0, as the fixture runs the bot) and the game
+is played to its end with the one person at the table."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Spades, Table
+from tests.record_check import check_record
+
+
+async def test_computer_players_fill_two_seats_and_finish_the_game(spades: Spades) -> None:
+    alice = spades.member("Alice")
+    channel = spades.channel("spades")
+    table = Table(spades, channel, [alice], bid_policy=lambda table, user, legal: "nil")
+    lobby = await table.open(alice, target=50, mercy=50)
+    for level in ("easy", "normal"):
+        answer = await spades.command(alice, channel, "addbot", level=level)
+        assert answer.ephemeral and answer.content == f"Added a {level} computer player."
+    await spades.fake.wait_until(lambda: "Bot 2 (normal)" in lobby.content, what="the lobby to list both bots")
+    assert "Bot 1 (easy)" in lobby.content and "All seats are filled" in lobby.content
+    answer = await spades.command(alice, channel, "start")
+    assert answer.ephemeral and "Dealing!" in answer.content
+    await spades.fake.wait_for_dm(alice, lambda m: f"game `{table.game_id}`, hand 1" in m.content)
+    await table.wait_table(lambda m: "Turn:" in m.content, "the table")
+    table.read_seats()
+    assert sorted(table.seat_names) == ["Alice", "Bot 1 (easy)", "Bot 2 (normal)"]
+
+    await table.play_with_computers(alice)
+
+    over = await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("🏆"))
+    record = await spades.record(alice, channel)
+    check_record(record)
+    assert [p["kind"] for p in record["players"]].count("bot") == 2 and record["final"] is not None
+    mine = [(move.kind, move.value) for move in table.moves]
+    seat = table.seat_of(alice)
+    in_record = [("bid", "nil" if b["bid"] == 0 else str(b["bid"]))
+                 for hand in record["hands"] for b in hand["bids"] if b["seat"] == seat]
+    assert [m for m in mine if m[0] == "bid"] == in_record
+    plays = [card for hand in record["hands"] for trick in hand["tricks"] for s, card in trick["plays"] if s == seat]
+    assert [value for kind, value in mine if kind == "play"] == plays
+    winners = [record["players"][s]["name"] for s in record["final"]["winners"]]
+    assert all(w in over.content.splitlines()[0] for w in winners)

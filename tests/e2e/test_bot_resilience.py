@@ -1,0 +1,70 @@
+"""What goes wrong around a game: the table deleted by a moderator, a dropped gateway connection,
+rate limits, the table posted again; and a game cancelled by its host."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Spades, record_moves, refused, start_game
+from tests.record_check import check_record
+
+
+async def test_game_goes_on_through_deleted_table_dropped_gateway_and_rate_limits(spades: Spades) -> None:
+    fake = spades.fake
+    alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
+    channel = spades.channel("spades")
+    table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50)
+    await table.play_moves(4)
+
+    # A moderator deletes the table: the next move brings it back, buttons and all.
+    deleted = table.table_message()
+    fake.delete_message(deleted)
+    await table.play_moves(1)
+    posted = await table.wait_table(lambda m: m.id != deleted.id and "Turn:" in m.content, "the table, again")
+    assert f"spades:table:{table.game_id}:hand" in posted.custom_ids()
+
+    # The gateway connection drops; interactions sent meanwhile are answered after the RESUME.
+    await fake.drop_gateway()
+    await table.play_moves(3)
+    await fake.wait_for_resume()
+
+    # Discord rate-limits the table edits and an acknowledgement: retried, nothing lost.
+    fake.rate_limit_next("PATCH", "/channels/{channel_id}/messages/{message_id}", retry_after=0.3, times=2)
+    fake.rate_limit_next("POST", "/interactions/{interaction_id}/{token}/callback", retry_after=0.1)
+    await table.play_moves(6)
+
+    # /spades table posts the table at the bottom; the old one keeps no buttons.
+    answer = await spades.command(bob, channel, "table")
+    assert answer.ephemeral and answer.content == "Here's the table."
+    again = await table.wait_table(lambda m: m.id != posted.id and "Turn:" in m.content, "the table reposted")
+    await fake.wait_until(lambda: not posted.buttons(), what="the old table to lose its buttons")
+    assert again.custom_ids()
+
+    await table.play_moves()
+    await fake.wait_for_message(channel, lambda m: m.content.startswith("🏆"))
+    record = await spades.record(alice, channel)
+    check_record(record)
+    assert record_moves(record) == table.acknowledged()
+    assert any(r.status == 429 for r in fake.requests)
+
+
+async def test_host_cancels_a_game_and_nothing_counts(spades: Spades) -> None:
+    alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
+    channel = spades.channel("spades")
+    table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50)
+    await table.play_moves(5)
+
+    answer = await spades.command(alice, channel, "cancel")
+    assert answer.ephemeral and answer.content == f"Game `{table.game_id}` cancelled."
+    notice = await spades.fake.wait_for_message(channel, lambda m: "was cancelled" in m.content)
+    assert "Nothing counts toward the leaderboard" in notice.content
+    await table.wait_table(lambda m: not m.buttons(), "the table without buttons")
+    refused(await spades.command(bob, channel, "bid", bid="3"), "There's no game in this channel.")
+
+    record = await spades.record(carol, channel, table.game_id)
+    check_record(record)
+    assert record["final"]["ended"] == "cancelled"
+    assert record_moves(record) == table.acknowledged()[:3]  # the bids; the unfinished trick isn't exported
+    board = await spades.command(bob, channel, "leaderboard")
+    assert board.content.startswith("No finished cutthroat games")
+
+    lobby = await spades.command(bob, channel, "new")  # the channel is free again
+    assert "lobby" in lobby.content and "1. Bob (host)" in lobby.content

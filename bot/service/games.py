@@ -118,6 +118,11 @@ class LiveGame:
         return [s.name for s in self.seats]
 
 
+def _saved(deadline: Deadline | None) -> Deadline | None:
+    """What is stored of a deadline: a human's survives restarts; a computer's move is just redone."""
+    return deadline if deadline is not None and deadline.kind != "bot" else None
+
+
 def parse_bid(text: str) -> tuple[int, bool]:
     """``nil``, ``blind nil`` or a number, as people type them, into (tricks, blind)."""
     cleaned = " ".join(text.strip().lower().replace("_", " ").replace("-", " ").split())
@@ -151,7 +156,7 @@ class GameService:
         self._takeover_level = takeover_level if takeover_level in BOT_LEVELS else "random"
         self._channels: dict[int, LiveGame] = {}
         self._games: dict[str, LiveGame] = {}
-        self._create_lock = asyncio.Lock()
+        self._create_locks: dict[int, asyncio.Lock] = {}  # per channel: one game per channel
 
     # ------------------------------------------------------------------ start-up and shutdown
     async def recover(self) -> Recovery:
@@ -180,8 +185,14 @@ class GameService:
         changes: list[Change] = []
         if game.is_over:
             await self._finish(live, changes)
-        elif game.phase is Phase.DEALING:
-            await self._deal(live, changes)
+        elif game.phase is Phase.DEALING:  # stopped between a hand's last card and the next deal
+            before = game.event_count
+            self._deal(live, changes)
+            deadline = self._next_deadline(live)
+            await self._persist(live, before, deadline)
+            self._listener.publish(live, [*changes, TableChanged()])
+            self._arm(live, deadline)
+            return
         if changes:
             self._listener.publish(live, changes)
         await self._schedule(live, keep=live.deadline)
@@ -274,7 +285,9 @@ class GameService:
         mode: str | None = None,
         options: Mapping[str, object] | None = None,
     ) -> LiveGame:
-        async with self._create_lock:
+        # Per channel, not global: a lobby waits for its own save only, never for other channels'.
+        lock = self._create_locks.setdefault(channel_id, asyncio.Lock())
+        async with lock:
             existing = self._channels.get(channel_id)
             if existing is not None:
                 what = "a lobby" if existing.status == "lobby" else "a game"
@@ -375,10 +388,12 @@ class GameService:
             live.game = game
             live.status = "playing"
             changes: list[Change] = [GameStarted()]
-            await self._deal(live, changes)
+            self._deal(live, changes)
+            deadline = self._next_deadline(live)
+            await self._persist(live, 0, deadline)
             changes.append(TableChanged())
             self._listener.publish(live, changes)
-            await self._schedule(live)
+            self._arm(live, deadline)
 
     async def cancel(self, live: LiveGame, user_id: int, is_admin: bool) -> None:
         async with live.lock:
@@ -400,7 +415,7 @@ class GameService:
         if live.game is not None and not live.game.is_over:
             before = live.game.event_count
             live.game.cancel()
-            await self._persist(live, before)
+            await self._persist(live, before, None)
         await self.store.cancel_game(live.game_id)
         await self._end_live(live, "cancelled")
         changes.append(GameCancelled(reason))
@@ -436,7 +451,8 @@ class GameService:
     async def _apply(
         self, live: LiveGame, action: Callable[[], object], extra: Sequence[Change] = ()
     ) -> None:
-        """Run an engine action, save it, then move the game on and tell the listener. Lock held."""
+        """Run an engine action and what follows from it (the next deal), save all of it with the
+        next turn's deadline in one write, then tell the listener and arm the timer. Lock held."""
         game = live.game
         assert game is not None
         before = game.event_count
@@ -446,28 +462,30 @@ class GameService:
             action()
         except EngineError as error:
             raise Refusal(str(error)) from None
-        await self._persist(live, before)
         changes: list[Change] = list(extra)
         hand = game.hand_logs[hand_index]
         changes.extend(TrickWon(t) for t in hand.tricks[tricks_before:])
         if hand.result is not None:
             changes.append(HandScored(hand))
-            if game.is_over:
-                await self._finish(live, changes)
-            else:
-                await self._deal(live, changes)
+            if not game.is_over:
+                self._deal(live, changes)
+        deadline = self._next_deadline(live)
+        await self._persist(live, before, deadline)
+        if game.is_over:
+            await self._finish(live, changes)
         changes.append(TableChanged())
         self._listener.publish(live, changes)
-        await self._schedule(live)
+        self._arm(live, deadline)
 
-    async def _persist(self, live: LiveGame, before: int) -> None:
-        """Save events ``before``..end, one transaction each; on failure reload what was saved."""
+    async def _persist(self, live: LiveGame, before: int, deadline: Deadline | None) -> None:
+        """Save events ``before``..end and the next deadline as one action; on failure reload what
+        was saved, so the game never runs ahead of the store."""
         game = live.game
         assert game is not None
-        events = game.events
+        events = game.events[before:]
         try:
-            for seq in range(before, len(events)):
-                await self.store.append_event(live.game_id, seq + 1, event_to_json(events[seq]))
+            await self.store.append_events(live.game_id, before + 1, [event_to_json(e) for e in events],
+                                           _saved(deadline))
         except StoreError as error:
             log.exception("game %s: saving an action failed; reloading from the store", live.game_id)
             stored = await self.store.load_game(live.game_id)
@@ -477,12 +495,10 @@ class GameService:
                     live.game.rename(seat.seat, seat.name)
             raise SaveFailed("That couldn't be saved, so it didn't count. Please try again.") from error
 
-    async def _deal(self, live: LiveGame, changes: list[Change]) -> None:
+    def _deal(self, live: LiveGame, changes: list[Change]) -> None:
         game = live.game
         assert game is not None
-        before = game.event_count
         game.deal()
-        await self._persist(live, before)
         hidden = tuple(s for s in range(game.seats) if game.cards_hidden(s))
         changes.append(HandDealt(game.hand_number, hidden))
 
@@ -525,34 +541,33 @@ class GameService:
         live.deadline = None
 
     # ----------------------------------------------------------------------------- timers
-    async def _schedule(self, live: LiveGame, keep: Deadline | None = None) -> None:
-        """Set the timer for whoever must act next: a computer player's move, or a human's reminder.
+    def _next_deadline(self, live: LiveGame, keep: Deadline | None = None) -> Deadline | None:
+        """Who must act next and by when: a computer player's move, or a human's reminder
+        (``keep``: a saved human deadline, honoured after a restart)."""
+        game = live.game
+        if game is None or game.is_over or game.turn is None or not live.active:
+            return None
+        now = self._clock.now()
+        if live.seats[game.turn].is_bot:
+            return Deadline("bot", now + self.bot_move_delay)
+        if keep is not None and keep.kind in ("remind", "takeover"):
+            return keep
+        return Deadline("remind", now + live.turn_timeout)
 
-        Human deadlines are saved so a restart keeps them (``keep`` is the saved one on recovery).
-        """
+    def _arm(self, live: LiveGame, deadline: Deadline | None) -> None:
         if live.timer is not None and live.timer is not asyncio.current_task():
             live.timer.cancel()
         live.timer = None
-        game = live.game
-        if game is None or game.is_over or game.turn is None or not live.active:
-            if live.deadline is not None:
-                live.deadline = None
-                await self.store.set_deadline(live.game_id, None)
-            return
-        occupant = live.seats[game.turn]
-        now = self._clock.now()
-        if occupant.is_bot:
-            deadline = Deadline("bot", now + self.bot_move_delay)
-        elif keep is not None and keep.kind in ("remind", "takeover"):
-            deadline = keep
-        else:
-            deadline = Deadline("remind", now + live.turn_timeout)
-        saved = live.deadline if live.deadline is not None and live.deadline.kind != "bot" else None
-        to_save = None if occupant.is_bot else deadline
-        if to_save != saved:
-            await self.store.set_deadline(live.game_id, to_save)
         live.deadline = deadline
-        live.timer = asyncio.create_task(self._run_timer(live, game.event_count, deadline))
+        if deadline is not None and live.game is not None:
+            live.timer = asyncio.create_task(self._run_timer(live, live.game.event_count, deadline))
+
+    async def _schedule(self, live: LiveGame, keep: Deadline | None = None) -> None:
+        """Re-arm outside an action (recovery, a seat changing hands), saving the deadline if it changed."""
+        deadline = self._next_deadline(live, keep)
+        if _saved(deadline) != _saved(live.deadline):
+            await self.store.set_deadline(live.game_id, _saved(deadline))
+        self._arm(live, deadline)
 
     async def _run_timer(self, live: LiveGame, token: int, deadline: Deadline) -> None:
         try:
@@ -565,10 +580,9 @@ class GameService:
                 assert seat is not None
                 if deadline.kind == "remind":
                     following = Deadline("takeover", deadline.at + live.turn_timeout)
-                    live.deadline = following
                     await self.store.set_deadline(live.game_id, following)
                     self._listener.publish(live, [TurnReminder(seat)])
-                    live.timer = asyncio.create_task(self._run_timer(live, token, following))
+                    self._arm(live, following)
                     return
                 occupant = live.seats[seat]
                 level = occupant.bot_level or self._takeover_level

@@ -23,6 +23,7 @@ from bot.store.errors import (
     StoreError,
 )
 from bot.store.models import (
+    UNCHANGED,
     DamagedGame,
     Deadline,
     FinishOutcome,
@@ -38,6 +39,7 @@ from bot.store.models import (
     Seat,
     SeatResult,
     StoredGame,
+    Unchanged,
     player_key,
 )
 from bot.store.sqlite import SqliteStore, Synchronous
@@ -72,6 +74,7 @@ async def open_store(database_url: str = DEFAULT_DATABASE_URL) -> Store:
 
 __all__ = [
     "DEFAULT_DATABASE_URL",
+    "UNCHANGED",
     "DamagedGame",
     "DamagedGameError",
     "DatabaseUrlError",
@@ -98,6 +101,7 @@ __all__ = [
     "Store",
     "StoreError",
     "StoredGame",
+    "Unchanged",
     "open_store",
     "parse_sqlite_url",
     "player_key",

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 from bot.store.models import (
+    UNCHANGED,
     Deadline,
     FinishOutcome,
     GameInfo,
@@ -17,6 +18,7 @@ from bot.store.models import (
     Seat,
     SeatResult,
     StoredGame,
+    Unchanged,
 )
 
 
@@ -62,6 +64,16 @@ class Store(Protocol):
         Raises DuplicateEventError or EventGapError unless `seq` is exactly the next one, and
         GameStateError unless the game is playing; nothing is written then.
         """
+
+    async def append_events(
+        self,
+        game_id: str,
+        first_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        deadline: Deadline | Unchanged | None = UNCHANGED,
+    ) -> None:
+        """Store one accepted action: its events from `first_seq` on and, unless UNCHANGED, the game's
+        turn deadline, all or nothing, committed before returning (the checks of `append_event`)."""
 
     async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
         """Store results, update ratings and mark the game finished, all in one transaction.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
@@ -40,6 +41,15 @@ class Seat:
     @property
     def player_key(self) -> str:
         return player_key(self.user_id, self.bot_level)
+
+
+class Unchanged(Enum):
+    """Marks an argument that leaves the stored value as it is."""
+
+    UNCHANGED = "unchanged"
+
+
+UNCHANGED = Unchanged.UNCHANGED
 
 
 @dataclass(frozen=True, slots=True)

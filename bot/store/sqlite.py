@@ -16,6 +16,7 @@ import time
 from collections import defaultdict
 from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
 from typing import Any, Literal
@@ -35,6 +36,7 @@ from bot.store.errors import (
     StoreError,
 )
 from bot.store.models import (
+    UNCHANGED,
     DamagedGame,
     Deadline,
     FinishOutcome,
@@ -49,6 +51,7 @@ from bot.store.models import (
     Seat,
     SeatResult,
     StoredGame,
+    Unchanged,
 )
 from bot.store.ratings import Rating, rate_game
 from bot.store.schema import latest_version, migrations
@@ -232,6 +235,15 @@ def _placeholders(n: int) -> str:
     return ", ".join("?" * n)
 
 
+@dataclass(slots=True)
+class _QueuedAction:
+    game_id: str
+    first_seq: int
+    payloads: list[str]
+    deadline: Deadline | Unchanged | None
+    done: asyncio.Future[None]
+
+
 class SqliteStore:
     """`Store` on a SQLite file. Open it with `SqliteStore.open(path)` or `open_store(url)`."""
 
@@ -240,6 +252,8 @@ class SqliteStore:
         self._reader = reader
         self._write_lock = asyncio.Lock()
         self._read_lock = asyncio.Lock()
+        self._queued: list[_QueuedAction] = []
+        self._committer: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path, *, synchronous: Synchronous = "full") -> SqliteStore:
@@ -371,26 +385,81 @@ class SqliteStore:
         await self._update_game(game_id, "deadline_kind = ?, deadline_at = ?", (kind, at))
 
     async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
-        if seq < 1:
-            raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {seq}")
-        payload = replay.dumps(dict(event))
-        async with self._write_lock:
-            if await _all(self._writer, _APPEND, (game_id, seq, payload, time.time())):
-                return
-            # Refused: say why. Still under the lock, so nothing changed since the insert.
-            row = await _one(
-                self._writer,
-                "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) AS last"
-                " FROM games WHERE game_id = ?1",
-                (game_id,),
-            )
+        await self.append_events(game_id, seq, [event])
+
+    async def append_events(
+        self,
+        game_id: str,
+        first_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        deadline: Deadline | Unchanged | None = UNCHANGED,
+    ) -> None:
+        if first_seq < 1:
+            raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {first_seq}")
+        item = _QueuedAction(game_id, first_seq, [replay.dumps(dict(e)) for e in events], deadline,
+                             asyncio.get_running_loop().create_future())
+        self._queued.append(item)
+        if self._committer is None or self._committer.done():
+            self._committer = asyncio.create_task(self._commit_queued())
+        # Shielded: a caller that gives up must not cancel a batch that holds other games' actions.
+        await asyncio.shield(item.done)
+
+    async def _commit_queued(self) -> None:
+        """Group commit: every action queued meanwhile goes into one transaction (one fsync), each in
+        its own savepoint so a refused one leaves the others intact. Callers hear back after COMMIT."""
+        while self._queued:
+            batch, self._queued = self._queued, []
+            try:
+                async with self._transaction() as db:
+                    outcomes = [await self._write_action(db, item) for item in batch]
+            except BaseException as error:
+                failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
+                for item in batch:
+                    if not item.done.done():
+                        item.done.set_exception(failure)
+                if not isinstance(error, Exception):
+                    raise
+                continue
+            for item, outcome in zip(batch, outcomes, strict=True):
+                if outcome is None:
+                    item.done.set_result(None)
+                else:
+                    item.done.set_exception(outcome)
+
+    async def _write_action(self, db: aiosqlite.Connection, item: _QueuedAction) -> StoreError | None:
+        await db.execute("SAVEPOINT action")
+        try:
+            now = time.time()
+            for offset, payload in enumerate(item.payloads):
+                seq = item.first_seq + offset
+                if not await _all(db, _APPEND, (item.game_id, seq, payload, now)):
+                    raise await self._append_refusal(db, item.game_id, seq)
+            if not isinstance(item.deadline, Unchanged):
+                kind, at = (item.deadline.kind, item.deadline.at) if item.deadline else (None, None)
+                await db.execute("UPDATE games SET deadline_kind = ?, deadline_at = ? WHERE game_id = ?",
+                                 (kind, at, item.game_id))
+        except StoreError as refusal:
+            await db.execute("ROLLBACK TO action")
+            await db.execute("RELEASE action")
+            return refusal
+        await db.execute("RELEASE action")
+        return None
+
+    async def _append_refusal(self, db: aiosqlite.Connection, game_id: str, seq: int) -> StoreError:
+        """Why an append was refused: the game's state or its last seq, read in the same transaction."""
+        row = await _one(
+            db,
+            "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) AS last"
+            " FROM games WHERE game_id = ?1",
+            (game_id,),
+        )
         if row is None:
-            raise GameNotFoundError(f"no game {game_id!r}")
+            return GameNotFoundError(f"no game {game_id!r}")
         if row["status"] != "playing":
-            raise GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
+            return GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
         if seq <= row["last"]:
-            raise DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
-        raise EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
+            return DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
+        return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
 
     async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
         async with self._transaction() as db:

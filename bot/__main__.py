@@ -11,16 +11,19 @@ from bot.engine import EngineError
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Spades for Discord.")
     commands = parser.add_subparsers(dest="command")
-    from bot import selfplay
+    from bot import play_cli, selfplay
 
     selfplay.add_arguments(commands.add_parser("selfplay", help="computer players play whole games offline"))
+    play_cli.add_arguments(commands.add_parser("play", help="play a game in the terminal against computer players"))
     args = parser.parse_args(argv)
-    if args.command == "selfplay":
+    if args.command in ("selfplay", "play"):
         try:
-            selfplay.run(args)
+            (selfplay.run if args.command == "selfplay" else play_cli.run)(args)
         except (EngineError, ValueError) as error:
-            print(f"selfplay: {error}", file=sys.stderr)
+            print(f"{args.command}: {error}", file=sys.stderr)
             return 2
+        except (EOFError, KeyboardInterrupt):
+            return 130
         return 0
     from bot.discord_ui.app import run
 

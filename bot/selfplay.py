@@ -1,27 +1,41 @@
-"""`python -m bot selfplay`: computer players play whole games offline; records and a JSON summary."""
+"""`python -m bot selfplay`: computer players play whole games offline; records and a JSON summary.
+
+Tournaments: ``--players hard,normal,normal`` names one level per player, ``--duplicate`` plays every
+deal once per seat rotation (the same seed gives the same deals, so luck of the cards cancels out),
+``--budget`` bounds the hard player's search and ``--jobs`` plays games in parallel processes.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
+import statistics
 import sys
 import time
-from collections.abc import Sequence
-from typing import Any, TextIO
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, NamedTuple, TextIO
 
-from bot.ai import ComputerPlayer, apply_move, make_player
-from bot.engine import EngineError, Game, Mode, Phase, Rules, export_record, seat_view
+from bot.ai import ComputerPlayer, apply_move, forced_move, make_player
+from bot.engine import EngineError, Game, Mode, Phase, Rules, export_record, seat_tallies, seat_view
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode])
-    parser.add_argument("--games", type=int, default=10)
+    parser.add_argument("--games", type=int, default=10,
+                        help="games to play (with --duplicate: deals, each played once per rotation)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", default=None,
                         help="comma-separated levels, one per seat (default: random for every seat)")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of RULES.md; repeatable, a later one overrides an earlier one")
     parser.add_argument("--out", default=None, help="write one spades-record/1 JSON document per line")
+    parser.add_argument("--duplicate", action="store_true",
+                        help="play each deal once per seat rotation of the players, to cut luck")
+    parser.add_argument("--budget", default=None,
+                        help="hard player's search budget: seconds (0.3 or 0.3s) or determinizations (200it)")
+    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
 
 
 def parse_rules(pairs: Sequence[str]) -> Rules:
@@ -34,54 +48,200 @@ def parse_rules(pairs: Sequence[str]) -> Rules:
     return Rules.from_options(options)
 
 
-def play_game(game: Game, players: Sequence[ComputerPlayer]) -> Game:
-    """Drive one game to its end, asking each seat's player on its turn."""
+def play_game(game: Game, players: Sequence[ComputerPlayer],
+              timings: Sequence[list[float]] | None = None) -> Game:
+    """Drive one game to its end, asking each seat's player on its turn; with ``timings``, record
+    each seat's decision times (forced moves left out: they take no thought)."""
     while not game.is_over:
         if game.phase is Phase.DEALING:
             game.deal()
             continue
         seat = game.turn
         assert seat is not None
-        apply_move(game, seat, players[seat].choose(seat_view(game, seat)))
+        view = seat_view(game, seat)
+        if timings is None or forced_move(view) is not None:
+            move = players[seat].choose(view)
+        else:
+            start = time.perf_counter()
+            move = players[seat].choose(view)
+            timings[seat].append(time.perf_counter() - start)
+        apply_move(game, seat, move)
     return game
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> dict[str, Any]:
+class GameJob(NamedTuple):
+    game_id: str
+    mode: Mode
+    rules: Rules
+    seed: int
+    levels: tuple[str, ...]
+    seating: tuple[int, ...]  # seating[seat] is the index of the player (in --players) in that seat
+    budget: str | None
+    record: bool
+
+
+class GameOutcome(NamedTuple):
+    hands: int
+    seating: tuple[int, ...]
+    win_shares: tuple[float, ...]  # per seat
+    tallies: tuple[tuple[int, ...], ...]  # per seat, bot.engine.SeatTally as a plain tuple
+    timings: tuple[list[float], ...]  # per seat
+    record: dict[str, Any] | None
+
+
+def play_job(job: GameJob) -> GameOutcome:
+    """One game of a tournament; a top-level function so worker processes can run it."""
+    seats = job.mode.seats
+    players = [make_player(job.levels[job.seating[s]], seed=job.seed * 7 + s, budget=job.budget)
+               for s in range(seats)]
+    names = [f"{job.levels[job.seating[s]]}-{job.seating[s]}" for s in range(seats)]
+    timings: tuple[list[float], ...] = tuple([] for _ in range(seats))
+    game = play_game(Game.new(job.game_id, job.mode, job.rules, job.seed, names), players, timings)
+    share = 1 / len(game.winners) if game.winners else 0.0
+    if job.mode is Mode.PARTNERS and game.winners:
+        share = 2 / len(game.winners)
+    wins = tuple(share if s in game.winners else 0.0 for s in range(seats))
+    record = None
+    if job.record:
+        players_json = [{"seat": s, "name": names[s], "kind": "bot", "id": job.levels[job.seating[s]]}
+                        for s in range(seats)]
+        record = export_record(game, players_json)
+    return GameOutcome(game.hands_played, job.seating, wins, tuple(tuple(t) for t in seat_tallies(game)),
+                       timings, record)
+
+
+def jobs_for(args: argparse.Namespace, mode: Mode, rules: Rules, levels: Sequence[str]) -> Iterator[GameJob]:
+    rotations = range(mode.seats) if args.duplicate else range(1)
+    for number in range(args.games):
+        seed = args.seed * 1_000_003 + number
+        for rotation in rotations:
+            seating = tuple((seat + rotation) % mode.seats for seat in range(mode.seats))
+            suffix = f"-r{rotation}" if args.duplicate else ""
+            yield GameJob(f"selfplay-{args.seed}-{number}{suffix}", mode, rules, seed, tuple(levels), seating,
+                          args.budget, bool(args.out))
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """95% confidence interval of a win rate (Wilson score interval; fair with few games)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4))
+
+
+def percentile_ms(values: Sequence[float], q: float) -> float | None:
+    if not values:
+        return None
+    ordered = sorted(values)
+    return round(1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))], 2)
+
+
+class PlayerStats:
+    """One tournament player's totals over every seat it sat in."""
+
+    def __init__(self, level: str) -> None:
+        self.level = level
+        self.games = 0
+        self.wins = 0.0
+        self.hands = 0
+        self.bids_made = 0
+        self.bids_set = 0
+        self.nils_tried = 0
+        self.nils_made = 0
+        self.blind_nils_tried = 0
+        self.blind_nils_made = 0
+        self.bags = 0
+        self.points = 0
+        self.timings: list[float] = []
+
+    def add(self, win: float, tally: Sequence[int], timings: list[float]) -> None:
+        hands, made, set_, nils, nils_made, blinds, blinds_made, bags, points = tally
+        self.games += 1
+        self.wins += win
+        self.hands += hands
+        self.bids_made += made
+        self.bids_set += set_
+        self.nils_tried += nils
+        self.nils_made += nils_made
+        self.blind_nils_tried += blinds
+        self.blind_nils_made += blinds_made
+        self.bags += bags
+        self.points += points
+        self.timings.extend(timings)
+
+    def summary(self) -> dict[str, Any]:
+        contracts = self.bids_made + self.bids_set
+        return {
+            "level": self.level,
+            "games": self.games,
+            "wins": round(self.wins, 2),
+            "win_rate": round(self.wins / self.games, 4) if self.games else None,
+            "win_rate_ci95": list(wilson(self.wins, self.games)),
+            "hands": self.hands,
+            "points_per_hand": round(self.points / self.hands, 2) if self.hands else None,
+            "bid_success_rate": round(self.bids_made / contracts, 4) if contracts else None,
+            "nils_tried": self.nils_tried,
+            "nils_made": self.nils_made,
+            "blind_nils_tried": self.blind_nils_tried,
+            "blind_nils_made": self.blind_nils_made,
+            "bags_per_hand": round(self.bags / self.hands, 3) if self.hands else None,
+            "decisions": len(self.timings),
+            "decision_ms_p50": percentile_ms(self.timings, 0.5),
+            "decision_ms_p99": percentile_ms(self.timings, 0.99),
+        }
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
+    out = out or sys.stdout
     mode = Mode.parse(args.mode)
     rules = parse_rules(args.rule)
     rules.check_mode(mode)
     levels = args.players.split(",") if args.players else ["random"] * mode.seats
     if len(levels) != mode.seats:
         raise EngineError(f"{mode} has {mode.seats} seats: --players needs {mode.seats} levels.")
+    for level in set(levels):
+        make_player(level, budget=args.budget)  # refuse unknown levels and bad budgets before playing
+    stats = [PlayerStats(level) for level in levels]
     records = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
-    hands = 0
+    hands = games = 0
     wins = [0.0] * mode.seats
     start = time.perf_counter()
+    pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
     try:
-        for number in range(args.games):
-            seed = args.seed * 1_000_003 + number
-            players = [make_player(level, seed=seed * 7 + seat) for seat, level in enumerate(levels)]
-            names = [f"{level}-{seat}" for seat, level in enumerate(levels)]
-            game = play_game(Game.new(f"selfplay-{args.seed}-{number}", mode, rules, seed, names), players)
-            hands += game.hands_played
-            for seat in game.winners:
-                wins[seat] += 1 / len(game.winners) if mode is not Mode.PARTNERS else 1 / (len(game.winners) // 2)
-            if records:
-                players_json = [{"seat": s, "name": names[s], "kind": "bot", "id": levels[s]}
-                                for s in range(mode.seats)]
-                records.write(json.dumps(export_record(game, players_json)) + "\n")
+        jobs = jobs_for(args, mode, rules, levels)
+        outcomes = pool.map(play_job, jobs, chunksize=1) if pool else map(play_job, jobs)
+        for outcome in outcomes:
+            games += 1
+            hands += outcome.hands
+            for seat, player in enumerate(outcome.seating):
+                wins[player] += outcome.win_shares[seat]
+                stats[player].add(outcome.win_shares[seat], outcome.tallies[seat], outcome.timings[seat])
+            if records and outcome.record is not None:
+                records.write(json.dumps(outcome.record) + "\n")
     finally:
+        if pool:
+            pool.shutdown(cancel_futures=True)
         if records:
             records.close()
     seconds = time.perf_counter() - start
     summary = {
-        "games": args.games,
+        "games": games,
         "hands": hands,
         "seconds": round(seconds, 3),
         "hands_per_second": round(hands / seconds, 1) if seconds else None,
         "mode": mode.value,
         "players": levels,
         "wins": wins,
+        "duplicate": bool(args.duplicate),
+        "budget": args.budget,
+        "rules": rules.changed(),
+        "per_player": [s.summary() for s in stats],
     }
+    if stats and stats[0].hands:
+        others = [s.points / s.hands for s in stats[1:] if s.hands]
+        summary["first_player_margin_per_hand"] = (
+            round(stats[0].points / stats[0].hands - statistics.mean(others), 2) if others else None)
     print(json.dumps(summary), file=out)
     return summary

@@ -44,3 +44,15 @@ def apply_move(game: Game, seat: int, move: Move) -> None:
         game.bid(seat, 0, blind=True)
     else:
         game.reveal(seat)
+
+
+def forced_move(view: SeatView) -> Move | None:
+    """The move when there is no real choice (one legal card, a blind nil the seat can't bid),
+    so callers can answer at once without thinking."""
+    if len(view.legal_cards) == 1:
+        return Move.play(view.legal_cards[0])
+    if view.cards_hidden and not view.can_blind_nil:
+        return REVEAL
+    if not view.legal_cards and not view.cards_hidden and len(view.legal_bids) == 1:
+        return Move.bid(view.legal_bids[0])
+    return None

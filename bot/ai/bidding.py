@@ -1,0 +1,138 @@
+"""Bidding from honours and suit lengths, calibrated per mode.
+
+Cutthroat is valued differently from four-handed play: 17 or 18 cards each and only two opponents
+make long suits common (a side king is often ruffed on the second round) and spade length worth
+more, and with no partner nobody covers a nil.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from bot.engine import Mode, Rules, SeatView
+from bot.engine.cards import FIRST_SPADE, SPADE_MASK, SUIT_MASKS
+
+
+class Calibration(NamedTuple):
+    ace: float  # a side ace in a short suit
+    king: float  # a guarded side king
+    queen: float  # a twice-guarded side queen
+    long_side: int  # side-suit length at which honours start being ruffed
+    spade_par: float  # spades an average hand holds; each one above it is worth ``spade_extra``
+    spade_extra: float
+    ruff: float  # a ruff from a void or singleton with spades to spare
+    slope: float  # expected tricks = offset + slope * honour count, fitted on normal self-play
+    offset: float
+    margin: float  # bid this far under the expectation so about four contracts in five are made
+    top_spade: int  # the highest trump's card index (the big joker when jokers are in)
+
+
+CALIBRATION = {
+    "cutthroat": Calibration(0.95, 0.65, 0.25, 6, 4.3, 0.85, 0.5, 1.35, 1.54, 1.1, 51),
+    "cutthroat_jokers": Calibration(0.9, 0.6, 0.2, 6, 5.0, 0.85, 0.5, 1.37, 1.86, 1.2, 53),
+    "solo": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.98, 0.69, 0.6, 51),
+    "partners": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.86, 1.0, 0.5, 51),
+}
+
+
+def calibration(mode: Mode, rules: Rules) -> Calibration:
+    if mode is Mode.CUTTHROAT:
+        return CALIBRATION["cutthroat_jokers" if rules.jokers else "cutthroat"]
+    return CALIBRATION[mode.value]
+
+
+def honour_count(hand: int, cal: Calibration) -> float:
+    """Tricks from honours, spade length and ruffs, before the mode's calibration."""
+    total = 0.0
+    spades = hand & SPADE_MASK
+    spade_count = spades.bit_count()
+    # Spade honours, from the top: the n-th highest trump is a trick if guarded by n-1 spades
+    # or the honours above it are ours.
+    top = cal.top_spade
+    held_above = 0
+    for card in range(top, top - 4, -1):
+        if not spades >> card & 1:
+            continue
+        missing_above = (top - card) - held_above
+        if missing_above == 0:
+            total += 1.0
+        elif spade_count > missing_above:
+            total += 0.9 if missing_above == 1 else 0.6
+        held_above += 1
+    honours_counted = held_above
+    extra_length = max(0.0, spade_count - max(cal.spade_par, honours_counted))
+    total += extra_length * cal.spade_extra
+    spare_spades = max(0, spade_count - honours_counted - 1)
+    for suit in range(3):
+        cards = hand & SUIT_MASKS[suit]
+        length = cards.bit_count()
+        base = suit * 13
+        if cards >> (base + 12) & 1:
+            total += cal.ace if length < cal.long_side else cal.ace * 0.7
+        if cards >> (base + 11) & 1 and length >= 2:
+            total += cal.king if length < cal.long_side - 1 else cal.king * 0.5
+        elif cards >> (base + 11) & 1:
+            total += 0.2
+        if cards >> (base + 10) & 1 and length >= 3 and length < cal.long_side:
+            total += cal.queen
+        if length <= 1 and spare_spades > 0:
+            ruffs = min(spare_spades, 2 - length)
+            total += ruffs * cal.ruff
+            spare_spades -= ruffs
+    return total
+
+
+def nil_risk(hand: int, cards_per_hand: int) -> float:
+    """How dangerous a nil is: high spades, spade length, and side honours without low guards."""
+    risk = 0.0
+    spades = hand & SPADE_MASK
+    for card in range(FIRST_SPADE, 54):
+        if spades >> card & 1:
+            r = card - FIRST_SPADE
+            risk += 0.0 if r < 6 else (r - 5) * 0.35
+    risk += max(0, spades.bit_count() - (3 if cards_per_hand >= 17 else 2)) * 0.8
+    for suit in range(3):
+        cards = hand & SUIT_MASKS[suit]
+        length = cards.bit_count()
+        lows = sum(1 for r in range(5) if cards >> (suit * 13 + r) & 1)
+        for r in range(8, 13):
+            if cards >> (suit * 13 + r) & 1:
+                risk += (r - 7) * (0.35 if lows == 0 else 0.15) * (1.0 if length < 5 else 0.7)
+    return risk
+
+
+def nearest_legal(bid: int, legal: tuple[int, ...]) -> int:
+    """The wanted bid, or the closest legal one (lower first: a bag costs less than a set)."""
+    if bid in legal:
+        return bid
+    return min(legal, key=lambda b: (abs(b - bid), b > bid, b))
+
+
+def normal_bid(view: SeatView) -> int:
+    """The normal player's bid for the seat's own hand."""
+    return bid_for_hand(sum(1 << c for c in view.hand), view.mode, view.rules, view.legal_bids)
+
+
+def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...]) -> int:
+    """Bid the expected tricks less a safety margin, or nil with a safe hand; respects the total
+    rule and nil being off through ``legal``. Also how the hard player predicts others' bids."""
+    cal = calibration(mode, rules)
+    honours = honour_count(hand, cal)
+    if 0 in legal and wants_nil(mode, hand, honours):
+        return 0
+    wanted = max(1, round(cal.offset + cal.slope * honours - cal.margin))
+    return nearest_legal(wanted, tuple(b for b in legal if b > 0) or legal)
+
+
+def wants_nil(mode: Mode, hand: int, honours: float) -> bool:
+    limit = 1.5 if mode is Mode.PARTNERS else 0.3
+    return honours < 1.5 and nil_risk(hand, 13 if mode is not Mode.CUTTHROAT else 17) < limit
+
+
+def wants_blind_nil(view: SeatView) -> bool:
+    """Blind nil only as a last throw: far behind with an opponent close to winning."""
+    if not view.can_blind_nil:
+        return False
+    mine = view.scores[view.seat]
+    best = max(s for i, s in enumerate(view.scores) if i != view.seat)
+    return best - mine >= 200 and best >= view.rules.target - 120

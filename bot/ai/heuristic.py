@@ -1,0 +1,50 @@
+"""The easy and normal players: fast rule-based play (well under a millisecond a decision)."""
+
+from __future__ import annotations
+
+from bot.ai.base import BLIND_NIL, REVEAL, Move
+from bot.ai.bidding import calibration, honour_count, nearest_legal, normal_bid, wants_blind_nil
+from bot.ai.policy import easy_card, normal_card
+from bot.ai.sim import PlayState
+from bot.engine import SeatView
+
+
+class NormalPlayer:
+    """Calibrated bids per mode; play that covers, ducks, minds bags and nils, and sets the leader."""
+
+    level = "normal"
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.seed = seed
+
+    def choose(self, view: SeatView) -> Move:
+        if view.legal_cards:
+            return Move.play(self.card(PlayState.from_view(view), view.seat))
+        if view.cards_hidden:
+            return BLIND_NIL if wants_blind_nil(view) else REVEAL
+        return Move.bid(self.bid(view))
+
+    def card(self, state: PlayState, seat: int) -> int:
+        return normal_card(state, seat)
+
+    def bid(self, view: SeatView) -> int:
+        return normal_bid(view)
+
+
+class EasyPlayer(NormalPlayer):
+    """Bids its sure tricks (honours, spade length, ruffs) uncalibrated, never bids nil, plays plainly."""
+
+    level = "easy"
+
+    def choose(self, view: SeatView) -> Move:
+        if view.cards_hidden:
+            return REVEAL
+        return super().choose(view)
+
+    def card(self, state: PlayState, seat: int) -> int:
+        return easy_card(state, seat)
+
+    def bid(self, view: SeatView) -> int:
+        hand = sum(1 << c for c in view.hand)
+        wanted = max(1, round(honour_count(hand, calibration(view.mode, view.rules))))
+        return nearest_legal(wanted, tuple(b for b in view.legal_bids if b > 0) or view.legal_bids)

@@ -1,0 +1,242 @@
+"""Rule-based card play on a ``PlayState``: the easy and normal players, and the hard player's rollouts.
+
+A policy reads only the seat's own hand and what is public (bids, tricks, cards played), so the same
+code is fair whether it runs on a seat's view or inside a determinized deal.
+"""
+
+from __future__ import annotations
+
+from bot.ai.sim import JOKER_FULL_DECK, PlayState
+from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, Card
+
+SIDE_SUITS = (0, 1, 2)
+
+
+def low(mask: int) -> Card:
+    return (mask & -mask).bit_length() - 1
+
+
+def high(mask: int) -> Card:
+    return mask.bit_length() - 1
+
+
+def above(card: Card) -> int:
+    """Every card index above ``card``."""
+    return ~((2 << card) - 1)
+
+
+def rank(card: Card) -> int:
+    """Rank within the suit, jokers ranking above the ace of spades."""
+    return card - 39 if card >= FIRST_SPADE else card % 13
+
+
+def winners_of(state: PlayState, legal: int) -> int:
+    """The legal cards that would take the lead of the current trick."""
+    best = state.best
+    if best < 0:
+        return legal
+    if best >= FIRST_SPADE:
+        return legal & SPADE_MASK & above(best)
+    return (legal & SUIT_MASKS[state.led] & above(best)) | (legal & SPADE_MASK)
+
+
+def highest_danger(mask: int) -> Card:
+    """The card a ducking seat most wants rid of: the highest rank, spades before side suits."""
+    spades = mask & SPADE_MASK
+    if spades:
+        return high(spades)
+    best = -1
+    for suit in SIDE_SUITS:
+        cards = mask & SUIT_MASKS[suit]
+        if cards:
+            card = high(cards)
+            if best < 0 or card % 13 > best % 13:
+                best = card
+    return best
+
+
+def cheapest(mask: int) -> Card:
+    """The card a seat least minds losing: the lowest side-suit rank, spades only when nothing else."""
+    side = mask & NON_SPADE_MASK
+    if not side:
+        return low(mask)
+    best = -1
+    for suit in SIDE_SUITS:
+        cards = mask & SUIT_MASKS[suit]
+        if cards:
+            card = low(cards)
+            if best < 0 or card % 13 < best % 13:
+                best = card
+    return best
+
+
+def _outside(state: PlayState, seat: int) -> int:
+    """Cards still out that this seat doesn't hold (in other hands or set aside)."""
+    return JOKER_FULL_DECK & ~state.played & ~state.hands[seat]
+
+
+def _is_boss(card: Card, outside: int) -> bool:
+    suit_mask = SPADE_MASK if card >= FIRST_SPADE else SUIT_MASKS[card // 13]
+    return not outside & suit_mask & above(card)
+
+
+def _contract_need(state: PlayState, seat: int) -> int:
+    """Tricks the seat's contract still needs (its side's, in partners); nil bidders are left out."""
+    bids, won = state.bids, state.won
+    if state.partners:
+        mate = (seat + 2) % 4
+        contract = sum(bids[s] for s in (seat, mate) if bids[s])
+        taken = won[seat] + (won[mate] if bids[mate] or state.rules.nil_tricks_help_partner else 0)
+        return contract - taken
+    return bids[seat] - won[seat]
+
+
+def _opponents(state: PlayState, seat: int) -> list[int]:
+    if state.partners:
+        return [(seat + 1) % 4, (seat + 3) % 4]
+    return [s for s in range(state.seats) if s != seat]
+
+
+def _should_set(state: PlayState, seat: int) -> bool:
+    """Take spare tricks when that is likely to set an opponent and a bag costs little."""
+    if state.rules.bag_limit - state.bags[seat] <= 2:
+        return False
+    spare = state.tricks_left
+    needy = False
+    for s in range(state.seats):
+        if state.bids[s]:
+            need = state.bids[s] - state.won[s]
+            if need > 0:
+                spare -= need
+                if s in _opponents(state, seat):
+                    needy = True
+    return needy and spare <= 1
+
+
+def normal_card(state: PlayState, seat: int) -> Card:
+    """Cover and duck by need: make the contract cheaply, then duck bags, keep a nil clean,
+    attack an opponent's nil, and take spare tricks when that sets someone."""
+    legal = state.legal(seat)
+    if not legal & (legal - 1):
+        return high(legal)
+    bid = state.bids[seat]
+    mate = (seat + 2) % 4 if state.partners else -1
+    if bid == 0 and state.won[seat] == 0:
+        return _duck(state, seat, legal)
+    if mate >= 0 and state.bids[mate] == 0 and state.won[mate] == 0:
+        return _cover_nil(state, seat, legal, mate)
+    if state.best >= 0:
+        victim = _clean_nil_opponent(state, seat)
+        if victim >= 0 and state.best_seat == victim:
+            losers = legal & ~winners_of(state, legal)
+            if losers:  # never take a trick off a nil bidder who is winning it
+                return highest_danger(losers)
+    if _contract_need(state, seat) > 0 or _should_set(state, seat):
+        return _take(state, seat, legal, mate)
+    if state.best >= 0 and _clean_nil_opponent(state, seat, still_to_play=True) >= 0:
+        return low(legal & SUIT_MASKS[state.led] or legal)  # keep the trick low for the nil bidder
+    return _duck(state, seat, legal, attack=True)
+
+
+def _clean_nil_opponent(state: PlayState, seat: int, still_to_play: bool = False) -> int:
+    """An opponent whose nil is still intact (optionally one yet to play to this trick), or -1."""
+    played = {s for s, _ in state.trick}
+    for s in _opponents(state, seat):
+        if state.bids[s] == 0 and state.won[s] == 0 and (not still_to_play or s not in played):
+            return s
+    return -1
+
+
+def _duck(state: PlayState, seat: int, legal: int, attack: bool = False) -> Card:
+    if state.best < 0:
+        side = legal & NON_SPADE_MASK
+        return cheapest(side or legal)
+    winners = winners_of(state, legal)
+    losers = legal & ~winners
+    if losers:
+        return highest_danger(losers)
+    if attack:
+        # Forced to win: keep the lowest winner if a later seat may still go over.
+        last = len(state.trick) == state.seats - 1
+        return high(winners) if last else low(winners)
+    return high(winners)
+
+
+def _cover_nil(state: PlayState, seat: int, legal: int, mate: int) -> Card:
+    """Partners: play over a nil partner's card, or high before the partner plays."""
+    if state.best < 0:
+        outside = _outside(state, seat)
+        for suit in SIDE_SUITS:
+            cards = legal & SUIT_MASKS[suit]
+            if cards and _is_boss(high(cards), outside):
+                return high(cards)
+        return high(legal & NON_SPADE_MASK or legal)
+    winners = winners_of(state, legal)
+    mate_played = any(s == mate for s, _ in state.trick)
+    if winners and (state.best_seat == mate or not mate_played):
+        return high(winners)
+    return cheapest(legal)
+
+
+def _take(state: PlayState, seat: int, legal: int, mate: int) -> Card:
+    outside = _outside(state, seat)
+    if state.best < 0:
+        return _lead_to_take(state, legal, outside)
+    winners = winners_of(state, legal)
+    if not winners:
+        return cheapest(legal)
+    last = len(state.trick) == state.seats - 1
+    if state.best_seat == mate and mate >= 0 and (last or _is_boss(state.best, outside)):
+        return cheapest(legal)
+    if last:
+        return low(winners)
+    if state.best >= FIRST_SPADE or winners & SPADE_MASK == winners:
+        return low(winners)  # ruffing, or over-ruffing: the lowest trump that wins
+    bosses = [c for c in _cards(winners) if _is_boss(c, outside)]
+    if bosses:
+        return bosses[0]
+    return cheapest(legal)
+
+
+def _lead_to_take(state: PlayState, legal: int, outside: int) -> Card:
+    best_suit, best_out = -1, -1
+    for suit in SIDE_SUITS:
+        cards = legal & SUIT_MASKS[suit]
+        if cards and _is_boss(high(cards), outside):
+            out = (outside & SUIT_MASKS[suit]).bit_count()
+            if out > best_out:
+                best_suit, best_out = suit, out
+    if best_suit >= 0:
+        return high(legal & SUIT_MASKS[best_suit])
+    spades = legal & SPADE_MASK
+    if spades and _is_boss(high(spades), outside):
+        return high(spades)
+    shortest, length = -1, 99
+    for suit in SIDE_SUITS:
+        cards = legal & SUIT_MASKS[suit]
+        if cards and cards.bit_count() < length:
+            shortest, length = suit, cards.bit_count()
+    if shortest >= 0:
+        return low(legal & SUIT_MASKS[shortest])
+    return low(legal)
+
+
+def _cards(mask: int) -> list[Card]:
+    out = []
+    while mask:
+        bit = mask & -mask
+        out.append(bit.bit_length() - 1)
+        mask ^= bit
+    return out
+
+
+def easy_card(state: PlayState, seat: int) -> Card:
+    """Plain play: win as cheaply as possible while tricks are needed, otherwise play low."""
+    legal = state.legal(seat)
+    winners = winners_of(state, legal)
+    need = state.bids[seat] - state.won[seat]
+    if state.best < 0:
+        return high(legal & NON_SPADE_MASK or legal) if need > 0 else cheapest(legal)
+    if need > 0 and winners:
+        return low(winners)
+    return cheapest(legal & ~winners or legal)

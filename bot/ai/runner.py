@@ -1,0 +1,61 @@
+"""Computer players' decisions for the asyncio service, without ever blocking its event loop.
+
+Forced moves are answered at once and easy/normal decide in-process (well under a millisecond);
+the hard player's search runs in a process pool within its time budget, so a channel where
+computer players are thinking stays as responsive to people as any other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import multiprocessing
+import os
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+from bot.ai import Move, forced_move, make_player
+from bot.ai.hard import DEFAULT_BUDGET_S
+from bot.engine import SeatView
+
+POOLED_LEVELS = frozenset({"hard"})
+MIN_SEARCH_S = 0.05  # what a search still gets when the queue or a worker's start ate its budget
+
+
+def decide_in_worker(level: str, view: SeatView, seed: int, deadline: float) -> Move:
+    """Run in a pool process: one decision by a fresh player (players keep no state between turns).
+    The budget runs to a wall-clock deadline set on submission, so time spent queued behind other
+    games' decisions, or starting the worker, comes out of the search rather than on top of it."""
+    budget = max(MIN_SEARCH_S, deadline - time.time())
+    return make_player(level, seed, budget).choose(view)
+
+
+class DecisionRunner:
+    """Owns the process pool (created on first use, one worker per spare core) for search players."""
+
+    def __init__(self, workers: int | None = None, budget_s: float = DEFAULT_BUDGET_S) -> None:
+        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self.budget_s = budget_s
+        self._pool: ProcessPoolExecutor | None = None
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # "spawn": the service has threads (discord.py, aiosqlite), which fork must not copy.
+            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    async def decide(self, level: str, view: SeatView, seed: int, budget_s: float | None = None) -> Move:
+        """The move for ``view``'s seat; raises ``ValueError`` for an unknown level."""
+        forced = forced_move(view)
+        if forced is not None:
+            return forced
+        if level not in POOLED_LEVELS:
+            return make_player(level, seed).choose(view)
+        loop = asyncio.get_running_loop()
+        deadline = time.time() + (self.budget_s if budget_s is None else budget_s)
+        return await loop.run_in_executor(self._executor(), decide_in_worker, level, view, seed, deadline)
+
+    def close(self) -> None:
+        """Stop the workers; pending decisions are cancelled. The runner can be used again after."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
+            self._pool = None

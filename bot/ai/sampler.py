@@ -1,0 +1,144 @@
+"""Dealing the cards a seat can't see, consistently with what it knows.
+
+Hard constraints: the seat's own hand, every card played, each seat's hand size, the suits a seat
+has shown it lacks (it didn't follow, or it led a spade before spades were broken), and a set-aside
+card that the rules name (``leftover=two_clubs``). Soft evidence: bids, by preferring deals in which
+the normal bidder would have bid what each seat did.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+from bot.ai.bidding import bid_for_hand, calibration, honour_count
+from bot.engine import Mode, SeatView
+from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_OF, TWO_OF_CLUBS, mask_of
+
+ALL_BIDS = tuple(range(19))
+
+
+def shown_voids(view: SeatView) -> list[int]:
+    """Per seat, a mask of the suits (as card masks) it has shown it holds none of."""
+    voids = [0] * view.seats
+    broken = False
+    must_break = view.rules.spades_must_break
+    tricks = [t.plays for t in view.tricks]
+    if view.trick:
+        tricks.append(view.trick)
+    for plays in tricks:
+        _, first = plays[0]
+        led = SUIT_OF[first]
+        if first >= FIRST_SPADE and must_break and not broken:
+            voids[plays[0][0]] |= SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2]
+        for seat, card in plays[1:]:
+            if SUIT_OF[card] != led:
+                voids[seat] |= SUIT_MASKS[led]
+        if any(card >= FIRST_SPADE for _, card in plays):
+            broken = True
+    return voids
+
+
+class Sampler:
+    """Deals for one decision: built once from the view, then asked for many deals."""
+
+    def __init__(self, view: SeatView, rng: random.Random) -> None:
+        self.view = view
+        self.rng = rng
+        self.seat = view.seat
+        self.seats = view.seats
+        self.hand = mask_of(view.hand)
+        unknown = mask_of(view.unseen_cards())
+        known_aside = 0
+        if (view.mode is Mode.CUTTHROAT and not view.rules.jokers and view.rules.leftover == "two_clubs"
+                and unknown >> TWO_OF_CLUBS & 1):
+            known_aside = 1 << TWO_OF_CLUBS
+        self.unknown = unknown & ~known_aside
+        self.others = [s for s in range(self.seats) if s != self.seat]
+        self.sizes = list(view.hand_sizes)
+        self.aside = self.unknown.bit_count() - sum(self.sizes[s] for s in self.others)
+        voids = shown_voids(view)
+        self.allowed = [self.unknown & ~voids[s] for s in range(self.seats)]
+        self.played_by = [0] * self.seats
+        for trick in view.tricks:
+            for seat, card in trick.plays:
+                self.played_by[seat] |= 1 << card
+        for seat, card in view.trick:
+            self.played_by[seat] |= 1 << card
+        self.cards = [c for c in range(54) if self.unknown >> c & 1]
+        self.cal = calibration(view.mode, view.rules)
+
+    def deal(self) -> list[int]:
+        """Every seat's hand (the seat's own included), respecting the hard constraints."""
+        for _ in range(20):
+            hands = self._try_deal(strict=True)
+            if hands is not None:
+                return hands
+        hands = self._try_deal(strict=False)
+        assert hands is not None
+        return hands
+
+    def _try_deal(self, strict: bool) -> list[int] | None:
+        rng = self.rng
+        random_ = rng.random
+        hands = [0] * self.seats
+        hands[self.seat] = self.hand
+        room = self.sizes[:]
+        room[self.seat] = 0
+        aside = self.aside
+        allowed = self.allowed
+        others = self.others
+        cards = self.cards[:]
+        rng.shuffle(cards)
+        if strict:  # the most constrained cards first, so that dealing rarely dead-ends
+            cards.sort(key=lambda c: sum(allowed[s] >> c & 1 for s in others))
+        for card in cards:
+            total = aside
+            for s in others:
+                if room[s] and (not strict or allowed[s] >> card & 1):
+                    total += room[s]
+            if not total:
+                return None
+            pick = random_() * total
+            chosen = -1
+            for s in others:
+                if room[s] and (not strict or allowed[s] >> card & 1):
+                    pick -= room[s]
+                    if pick < 0:
+                        chosen = s
+                        break
+            if chosen < 0:
+                aside -= 1
+                continue
+            hands[chosen] |= 1 << card
+            room[chosen] -= 1
+        return hands
+
+    def weight(self, hands: list[int]) -> float:
+        """How well a deal explains the bids made: 1 for a perfect fit, smaller the worse."""
+        view = self.view
+        log_weight = 0.0
+        for s in self.others:
+            bid = view.bids[s]
+            if bid is None or view.blind[s]:
+                continue
+            original = hands[s] | self.played_by[s]
+            if bid == 0:
+                log_weight -= max(0.0, honour_count(original, self.cal) - 1.0)
+            else:
+                predicted = bid_for_hand(original, view.mode, view.rules, ALL_BIDS[1:view.tricks_per_hand + 1])
+                log_weight -= (predicted - bid) ** 2 / 4.5
+        return math.exp(log_weight)
+
+    def deal_fitting_bids(self, tries: int = 6) -> list[int]:
+        """A deal accepted with probability equal to its weight (the best of ``tries`` otherwise)."""
+        best: list[int] = []
+        best_weight = -1.0
+        for _ in range(tries):
+            hands = self.deal()
+            weight = self.weight(hands)
+            if self.rng.random() < weight:
+                return hands
+            if weight > best_weight:
+                best, best_weight = hands, weight
+        return best

@@ -1,0 +1,137 @@
+"""A lean bitmask trick-play simulator for search: the engine's play rules without its checks and logs.
+
+Search plays out thousands of deals a decision, so this keeps only what trick play needs.
+It is the one re-implementation of the play rules in ``bot/ai``; ``tests/ai/test_sim.py`` plays it
+against the engine on random deals in every mode so the two can't drift.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.engine import Mode, Rules, SeatView, score_side
+from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card
+
+JOKER_FULL_DECK = (1 << 54) - 1
+JOKERS = JOKER_FULL_DECK ^ ((1 << 52) - 1)
+
+
+def legal_mask(hand: int, led: int, broken: bool, must_break: bool) -> int:
+    """The cards a seat may play; ``led`` is the suit led, or -1 when the seat leads."""
+    if led >= 0:
+        return hand & SUIT_MASKS[led] or hand
+    if must_break and not broken:
+        return hand & NON_SPADE_MASK or hand
+    return hand
+
+
+class PlayState:
+    """One hand in play: every seat's cards (in a determinization), the trick, and the context
+    (bids, bags, scores) that the play policies and rewards read."""
+
+    __slots__ = (
+        "bags",
+        "best",
+        "best_seat",
+        "bids",
+        "blinds",
+        "broken",
+        "hands",
+        "led",
+        "must_break",
+        "partners",
+        "played",
+        "rules",
+        "seats",
+        "trick",
+        "tricks_left",
+        "turn",
+        "won",
+    )
+
+    def __init__(self, rules: Rules, partners: bool, hands: list[int], bids: Sequence[int],
+                 blinds: Sequence[bool], won: list[int], bags: Sequence[int], turn: int,
+                 tricks_left: int, played: int, broken: bool) -> None:
+        self.rules = rules
+        self.must_break = rules.spades_must_break
+        self.partners = partners
+        self.seats = len(hands)
+        self.hands = hands
+        self.bids = tuple(bids)
+        self.blinds = tuple(blinds)
+        self.won = won
+        self.bags = tuple(bags)
+        self.turn = turn
+        self.tricks_left = tricks_left
+        self.played = played if rules.jokers else played | JOKERS  # jokers out of the deck count as gone
+        self.broken = broken
+        self.trick: list[tuple[int, Card]] = []
+        self.led = -1
+        self.best = -1
+        self.best_seat = -1
+
+    @classmethod
+    def from_view(cls, view: SeatView, hands: list[int] | None = None,
+                  bids: Sequence[int] | None = None) -> PlayState:
+        """The state a seat sees; other hands are empty unless a determinization supplies them."""
+        if hands is None:
+            hands = [0] * view.seats
+            hands[view.seat] = sum(1 << c for c in view.hand)
+        state = cls(view.rules, view.mode is Mode.PARTNERS, hands,
+                    bids if bids is not None else [b or 0 for b in view.bids], view.blind,
+                    list(view.tricks_won), view.bags, view.seat if view.turn is None else view.turn,
+                    view.tricks_per_hand - len(view.tricks), view.played_mask, view.spades_broken)
+        for seat, card in view.trick:
+            state.add_to_trick(seat, card)
+        return state
+
+    def copy(self) -> PlayState:
+        other = PlayState.__new__(PlayState)
+        other.rules, other.must_break, other.partners, other.seats = (
+            self.rules, self.must_break, self.partners, self.seats)
+        other.hands, other.won, other.trick = self.hands[:], self.won[:], self.trick[:]
+        other.bids, other.blinds, other.bags, other.turn = self.bids, self.blinds, self.bags, self.turn
+        other.tricks_left, other.played, other.broken = self.tricks_left, self.played, self.broken
+        other.led, other.best, other.best_seat = self.led, self.best, self.best_seat
+        return other
+
+    def legal(self, seat: int) -> int:
+        return legal_mask(self.hands[seat], self.led, self.broken, self.must_break)
+
+    def add_to_trick(self, seat: int, card: Card) -> None:
+        """Put a card on the trick (a card already gone from the hand, as when rebuilding a view)."""
+        if not self.trick:
+            self.led = SUIT_OF[card]
+            self.best, self.best_seat = card, seat
+        elif card > self.best and (card >= FIRST_SPADE or SUIT_OF[card] == self.led):
+            self.best, self.best_seat = card, seat
+        if card >= FIRST_SPADE:
+            self.broken = True
+        self.trick.append((seat, card))
+        self.played |= 1 << card
+
+    def play(self, card: Card) -> None:
+        """The seat on turn plays ``card`` (assumed legal); a full trick is scored at once."""
+        seat = self.turn
+        self.hands[seat] ^= 1 << card
+        self.add_to_trick(seat, card)
+        if len(self.trick) < self.seats:
+            self.turn = (seat + 1) % self.seats
+            return
+        winner = self.best_seat
+        self.won[winner] += 1
+        self.trick = []
+        self.led = -1
+        self.best = -1
+        self.turn = winner
+        self.tricks_left -= 1
+
+    def side_points(self) -> list[int]:
+        """Each seat's side's points for the hand as it stands (bags and bag penalties included)."""
+        rules = self.rules
+        if not self.partners:
+            return [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s]).points
+                    for s in range(self.seats)]
+        team = [score_side(rules, (self.bids[t], self.bids[t + 2]), (self.blinds[t], self.blinds[t + 2]),
+                           (self.won[t], self.won[t + 2]), self.bags[t]).points for t in (0, 1)]
+        return [team[s % 2] for s in range(self.seats)]

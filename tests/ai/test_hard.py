@@ -1,0 +1,75 @@
+"""The hard player's search pieces: distinct candidates, exact endgames, rewards, and its bids."""
+
+from __future__ import annotations
+
+from bot.ai.hard import GAME_END_BONUS, HardPlayer, Scorer, distinct_cards, maxn
+from bot.ai.policy import low
+from bot.ai.sim import PlayState
+from bot.engine import Game, Phase, Rules, mask_of, parse_card, seat_view
+
+
+def cards(*codes: str) -> list[int]:
+    return [parse_card(c) for c in codes]
+
+
+def test_cards_in_sequence_are_one_candidate():
+    hand = mask_of(cards("QH", "JH", "9H", "2C"))
+    played = mask_of(cards("10H"))
+    # Q and J touch, and with the 10 gone J and 9 do too; the 2 of clubs is another suit.
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, played) == cards("9H")
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, 0) == cards("9H", "JH")
+
+
+def _end_of_hand_state() -> tuple[Game, PlayState, Scorer]:
+    game = Game.new("endgame", "cutthroat", Rules(target=500), seed=4)
+    game.deal()
+    while game.phase is Phase.BIDDING:
+        game.bid(game.turn or 0, 5)
+    while game.phase is Phase.PLAYING and len(game.hand_logs[-1].tricks) < game.tricks_per_hand - 2:
+        game.play(game.turn or 0, game.legal_cards(game.turn or 0)[0])
+    view = seat_view(game, game.turn or 0)
+    state = PlayState.from_view(view, hands=[game.hand_mask(s) for s in range(3)])
+    return game, state, Scorer(view)
+
+
+def test_exact_search_matches_playing_its_line_through_the_engine():
+    game, state, scorer = _end_of_hand_state()
+    values = maxn(state.copy(), scorer)
+    # Play the max-n line in the engine: each seat picks its best card by the same search.
+    while game.phase is Phase.PLAYING:
+        seat = game.turn or 0
+        best, best_value = -1, float("-inf")
+        for card in game.legal_cards(seat):
+            child = state.copy()
+            child.play(card)
+            value = maxn(child, scorer)[seat]
+            if value > best_value:
+                best, best_value = card, value
+        game.play(seat, best)
+        state.play(best)
+    assert scorer.rewards(state) == values
+    points = game.hand_logs[-1].result.hand_points
+    assert values[0] == points[0] - max(points[1], points[2])
+
+
+def test_a_hand_that_ends_the_game_adds_the_game_result():
+    _, state, scorer = _end_of_hand_state()
+    scorer.scores = (600, 0, 0)  # over the target whatever happens now: seat 0 wins the game
+    while state.tricks_left:
+        state.play(low(state.legal(state.turn)))
+    points = state.side_points()
+    rewards = scorer.rewards(state)
+    assert rewards[0] == points[0] - max(points[1:]) + GAME_END_BONUS
+    assert rewards[1] == points[1] - max(points[0], points[2]) - GAME_END_BONUS
+
+
+def test_hard_bids_are_legal_and_sensible():
+    game = Game.new("bids", "cutthroat", Rules(no_exact_total=True), seed=6)
+    game.deal()
+    player = HardPlayer(1, "20it")
+    while game.phase is Phase.BIDDING:
+        seat = game.turn or 0
+        move = player.choose(seat_view(game, seat))
+        assert move.kind == "bid" and game.can_bid(seat, move.value)
+        game.bid(seat, move.value)
+    assert sum(b or 0 for b in game.bids) != game.tricks_per_hand

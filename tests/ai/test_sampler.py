@@ -1,0 +1,53 @@
+"""The hard player's deals: consistent with its hand, the cards played, hand sizes and shown voids."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from bot.ai.sampler import Sampler, shown_voids
+from bot.engine import Phase, Rules, mask_of
+from bot.engine.cards import TWO_OF_CLUBS
+from tests.ai.conftest import RULE_SETS, random_positions
+
+
+@pytest.mark.parametrize(("mode", "rules"), RULE_SETS, ids=[f"{m}-{r.changed()}" for m, r in RULE_SETS])
+def test_sampled_deals_respect_what_is_known(mode, rules):
+    rng = random.Random(2)
+    checked = 0
+    for game, view in random_positions(mode, rules, seed=11):
+        if view.phase is not Phase.PLAYING:
+            continue
+        voids = shown_voids(view)
+        for seat in range(view.seats):  # the inference never contradicts the real hands
+            assert game.hand_mask(seat) & voids[seat] == 0
+        sampler = Sampler(view, rng)
+        for _ in range(5):
+            hands = sampler.deal_fitting_bids()
+            assert hands[view.seat] == mask_of(view.hand)
+            dealt = 0
+            for seat, hand in enumerate(hands):
+                assert hand.bit_count() == view.hand_sizes[seat]
+                assert dealt & hand == 0
+                assert hand & view.played_mask == 0
+                if seat != view.seat:
+                    assert hand & voids[seat] == 0
+                dealt |= hand
+            left_over = mask_of(game.deck()) & ~dealt & ~view.played_mask
+            assert left_over.bit_count() == len(game.hand_logs[-1].set_aside)
+            if rules.leftover == "two_clubs" and not rules.jokers and mode == "cutthroat":
+                assert not dealt >> TWO_OF_CLUBS & 1
+        checked += 1
+    assert checked > 20
+
+
+def test_voids_are_read_from_play():
+    for game, view in random_positions("cutthroat", Rules(), seed=4, hands=3):
+        if view.phase is Phase.PLAYING and len(view.tricks) > 8:
+            voids = shown_voids(view)
+            assert any(voids)
+            for seat in range(3):
+                assert game.hand_mask(seat) & voids[seat] == 0
+            return
+    raise AssertionError("no position late enough")

@@ -16,12 +16,13 @@ import discord
 import yarl
 from discord import app_commands
 
+from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.interactions import Interactions, report_error
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.views import DYNAMIC_ITEMS
-from bot.service import GameService, InlineDecider
+from bot.service import GameService
 from bot.store import Store, StoreError, open_store
 
 log = logging.getLogger("bot")
@@ -52,6 +53,7 @@ class SpadesBot(discord.Client):
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.ui = Interactions(self)
         self.publisher = Publisher(self)
+        self.runner = DecisionRunner()  # hard players search in a process pool, off the event loop
         self._store: Store | None = None
         self._service: GameService | None = None
 
@@ -68,7 +70,7 @@ class SpadesBot(discord.Client):
     async def setup_hook(self) -> None:
         self._store = await open_store(self.config.database_url)
         self._service = GameService(
-            self._store, self.publisher, decider=InlineDecider(),
+            self._store, self.publisher, decider=self.runner,
             bot_move_delay=self.config.bot_move_delay, turn_timeout=self.config.turn_timeout,
         )
         self.add_dynamic_items(*DYNAMIC_ITEMS)
@@ -102,6 +104,7 @@ class SpadesBot(discord.Client):
         if self._service is not None:
             await self._service.close()
         await self.publisher.close()
+        self.runner.close()
         if self._store is not None:
             await self._store.close()
         await super().close()

@@ -532,9 +532,12 @@ class GameService:
         ]
 
     async def _end_live(self, live: LiveGame, status: str) -> None:
+        """Forget an ended game: its buttons then answer that it isn't running, and a server that
+        plays all day doesn't keep every game it ever ran in memory."""
         live.status = status
         if self._channels.get(live.channel_id) is live:
             del self._channels[live.channel_id]
+        self._games.pop(live.game_id, None)
         if live.timer is not None and live.timer is not asyncio.current_task():
             live.timer.cancel()
         live.timer = None

@@ -73,6 +73,15 @@ WHERE ?2 = 1 + (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1)
 RETURNING seq
 """
 
+# The same check for many events at once (executemany can't return rows: the row count tells).
+_APPEND_MANY = _APPEND.replace("RETURNING seq", "")
+_SET_DEADLINE = "UPDATE games SET deadline_kind = ?, deadline_at = ? WHERE game_id = ?"
+
+
+def _deadline_columns(deadline: Deadline | None) -> tuple[str | None, float | None]:
+    return (deadline.kind, deadline.at) if deadline else (None, None)
+
+
 # What each leaderboard sorts by; each expression has an index in V002 (SQLite matches it as written).
 _SORT_KEYS: dict[str, str] = {
     "rating": "ordinal",
@@ -381,8 +390,7 @@ class SqliteStore:
         await self._update_game(game_id, "table_message_id = ?", (message_id,))
 
     async def set_deadline(self, game_id: str, deadline: Deadline | None) -> None:
-        kind, at = (deadline.kind, deadline.at) if deadline else (None, None)
-        await self._update_game(game_id, "deadline_kind = ?, deadline_at = ?", (kind, at))
+        await self._update_game(game_id, "deadline_kind = ?, deadline_at = ?", _deadline_columns(deadline))
 
     async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
         await self.append_events(game_id, seq, [event])
@@ -405,13 +413,13 @@ class SqliteStore:
         await asyncio.shield(item.done)
 
     async def _commit_queued(self) -> None:
-        """Group commit: every action queued meanwhile goes into one transaction (one fsync), each in
-        its own savepoint so a refused one leaves the others intact. Callers hear back after COMMIT."""
+        """Group commit: every action queued meanwhile goes into one transaction (one fsync); callers
+        hear back after COMMIT. Normally the whole batch is two statements; if any action is refused
+        the batch is redone one savepoint per action, so a refused one leaves the others intact."""
         while self._queued:
             batch, self._queued = self._queued, []
             try:
-                async with self._transaction() as db:
-                    outcomes = [await self._write_action(db, item) for item in batch]
+                outcomes = await self._commit_batch(batch)
             except BaseException as error:
                 failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
                 for item in batch:
@@ -426,6 +434,29 @@ class SqliteStore:
                 else:
                     item.done.set_exception(outcome)
 
+    async def _commit_batch(self, batch: list[_QueuedAction]) -> list[StoreError | None]:
+        now = time.time()
+        rows = [(item.game_id, item.first_seq + offset, payload, now)
+                for item in batch for offset, payload in enumerate(item.payloads)]
+        deadlines = [(*_deadline_columns(item.deadline), item.game_id)
+                     for item in batch if not isinstance(item.deadline, Unchanged)]
+        async with self._write_lock:
+            try:
+                await self._writer.execute("BEGIN IMMEDIATE")
+                cursor = await self._writer.executemany(_APPEND_MANY, rows)
+                if cursor.rowcount == len(rows):
+                    await self._writer.executemany(_SET_DEADLINE, deadlines)
+                    await self._writer.execute("COMMIT")
+                    return [None] * len(batch)
+                await self._writer.execute("ROLLBACK")
+                await self._writer.execute("BEGIN IMMEDIATE")
+                outcomes = [await self._write_action(self._writer, item) for item in batch]
+                await self._writer.execute("COMMIT")
+                return outcomes
+            except BaseException:
+                await _rollback(self._writer)
+                raise
+
     async def _write_action(self, db: aiosqlite.Connection, item: _QueuedAction) -> StoreError | None:
         await db.execute("SAVEPOINT action")
         try:
@@ -435,9 +466,7 @@ class SqliteStore:
                 if not await _all(db, _APPEND, (item.game_id, seq, payload, now)):
                     raise await self._append_refusal(db, item.game_id, seq)
             if not isinstance(item.deadline, Unchanged):
-                kind, at = (item.deadline.kind, item.deadline.at) if item.deadline else (None, None)
-                await db.execute("UPDATE games SET deadline_kind = ?, deadline_at = ? WHERE game_id = ?",
-                                 (kind, at, item.game_id))
+                await db.execute(_SET_DEADLINE, (*_deadline_columns(item.deadline), item.game_id))
         except StoreError as refusal:
             await db.execute("ROLLBACK TO action")
             await db.execute("RELEASE action")

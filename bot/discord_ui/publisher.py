@@ -24,7 +24,7 @@ from bot.discord_ui.render import (
     private_hand_text,
     table_text,
 )
-from bot.discord_ui.views import hand_view, lobby_view, table_view
+from bot.discord_ui.views import dm_view, lobby_view, table_view
 from bot.engine import Phase, seat_view
 from bot.service import (
     ActedForPlayer,
@@ -205,8 +205,10 @@ class Publisher:
             view = seat_view(game, seat.seat)
             try:
                 user = self.client.get_user(seat.user_id) or await self.client.fetch_user(seat.user_id)
-                await user.send(private_hand_text(live, view),
-                                view=hand_view(live.game_id, view) or discord.utils.MISSING)
+                text = private_hand_text(live, view)
+                if not view.cards_hidden:
+                    text += "\nBid and play with the table's buttons, or `/spades bid` and `/spades play`."
+                await user.send(text, view=dm_view(live.game_id, view) or discord.utils.MISSING)
             except discord.Forbidden as error:
                 if error.code != DM_CLOSED and error.code is not None:
                     raise

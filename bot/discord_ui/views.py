@@ -158,3 +158,13 @@ def hand_view(game_id: str, view: SeatView) -> discord.ui.View | None:
     if view.my_turn and view.phase is Phase.BIDDING:
         items.append(TableButton(game_id, "act", "Bid"))
     return _view(*items)
+
+
+def dm_view(game_id: str, view: SeatView) -> discord.ui.View | None:
+    """The hand's direct message is sent once, at the deal, and never updated, so it carries only
+    buttons that stay meaningful: the blind nil choice, or Bid for the first bidder."""
+    if view.cards_hidden:
+        return hidden_view(game_id, view)
+    if view.my_turn and view.phase is Phase.BIDDING:
+        return _view(TableButton(game_id, "act", "Bid"))
+    return None

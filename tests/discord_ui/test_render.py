@@ -128,3 +128,21 @@ def test_lobby_and_hand_text() -> None:
     live.seats = live.seats[:2]
     assert "Waiting for players" in lobby_text(live) and "alice (host)" in lobby_text(live)
     assert hand_text([parse_card(c) for c in ("AS", "2S", "10H", "3C", "KD")]) == "♠ A 2 · ♥ 10 · ♣ 3 · ♦ K"
+
+
+def test_the_hand_dm_only_carries_buttons_that_stay_meaningful() -> None:
+    from bot.discord_ui.views import dm_view
+
+    live = _live(Mode.CUTTHROAT, Rules(), seed=4)
+    game = live.game
+    assert game is not None
+    game.deal()
+    first = game.turn
+    assert first is not None
+    bidder = dm_view(live.game_id, seat_view(game, first))
+    assert bidder is not None and [b.item.label for b in bidder.children] == ["Bid"]  # type: ignore[attr-defined]
+    assert dm_view(live.game_id, seat_view(game, (first + 1) % 3)) is None
+    hidden = seat_view(game, first)._replace(hand=(), cards_hidden=True, can_blind_nil=False)
+    hidden_buttons = dm_view(live.game_id, hidden)
+    assert hidden_buttons is not None
+    assert [b.item.label for b in hidden_buttons.children] == ["Blind nil", "Show my cards"]  # type: ignore[attr-defined]

@@ -19,7 +19,7 @@ JSON = dict[str, Any]
 
 DISCORD_EPOCH_MS = 1420070400000
 
-# Permission bits (https://discord.com/developers/docs/topics/permissions).
+# Permission bits, as in the permissions page of Discord's developer documentation.
 CREATE_INSTANT_INVITE = 1 << 0
 KICK_MEMBERS = 1 << 1
 BAN_MEMBERS = 1 << 2

@@ -1,20 +1,11 @@
-"""Point discord.py at a Discord-compatible server (the fake) instead of discord.com."""
+"""Point an in-process discord.py client at the fake, the same way the bot does from its settings."""
 
 from __future__ import annotations
 
-import discord.gateway
-import discord.http
-import yarl
+from bot.discord_ui.app import point_discord_at
 
 
 def point_discord_py_at(api_base: str, gateway_url: str) -> None:
-    """Make every discord.py REST call and gateway connection go to `api_base` / `gateway_url`.
-
-    discord.py builds REST URLs from the class attribute `discord.http.Route.BASE` (a str such
-    as 'http://127.0.0.1:PORT/api/v10') when a Route is created, and `Client.connect` opens
-    `discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY` (a yarl.URL) directly, so both must be
-    set before the client logs in. The bot has its own copy of this logic, driven by the
-    DISCORD_API_BASE and DISCORD_GATEWAY_URL environment variables.
-    """
-    discord.http.Route.BASE = api_base.rstrip("/")
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
+    """The bot's own `point_discord_at` (DISCORD_API_BASE / DISCORD_GATEWAY_URL), for the self-test's
+    in-process client: one implementation, so the self-test proves what the bot relies on."""
+    point_discord_at(api_base, gateway_url)

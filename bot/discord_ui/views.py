@@ -112,9 +112,13 @@ DYNAMIC_ITEMS = (LobbyButton, TableButton, BidButton, CardButton, RevealButton)
 
 
 def _view(*items: discord.ui.Item[Any]) -> discord.ui.View:
+    """A view that is sent, never kept: its buttons are dispatched by their custom_id templates
+    (registered once at start-up), so it is stopped before sending and discord.py doesn't store
+    it or give every ephemeral hand a 15-minute timer (thousands of live views under load)."""
     view = discord.ui.View(timeout=None)
     for item in items:
         view.add_item(item)
+    view.stop()
     return view
 
 

@@ -363,7 +363,8 @@ class GameService:
                 return
             self._require_playing(live)
             old = live.seats[seat]
-            replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._takeover_level)
+            replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._takeover_level,
+                               left_user_id=old.user_id, left_name=old.name)
             seats = list(live.seats)
             seats[seat] = replacement
             await self._set_seats(live, seats)
@@ -520,10 +521,14 @@ class GameService:
         tallies = seat_tallies(game)
         places = game.places()
         scores = game.scores
+        last = game.sides
         return [
             SeatResult(
-                seat=s.seat, player_key=s.player_key, name=s.name, final_score=scores[s.seat],
-                place=places[s.seat], won=s.seat in game.winners, hands=tallies[s.seat].hands,
+                seat=s.seat, player_key=str(s.left_user_id) if s.left_user_id else s.player_key,
+                name=s.left_name or s.name, final_score=scores[s.seat],
+                # Whoever left forfeited: last place and no win, whatever the computer made of the seat.
+                place=last if s.left_user_id else places[s.seat],
+                won=s.seat in game.winners and not s.left_user_id, hands=tallies[s.seat].hands,
                 bids_made=tallies[s.seat].bids_made, bids_set=tallies[s.seat].bids_set,
                 nils_tried=tallies[s.seat].nils_tried, nils_made=tallies[s.seat].nils_made,
                 bags=tallies[s.seat].bags,

@@ -30,6 +30,8 @@ class Seat:
     name: str
     user_id: int | None = None
     bot_level: str | None = None
+    left_user_id: int | None = None  # the human who left this seat mid-game, if any
+    left_name: str | None = None
 
     def __post_init__(self) -> None:
         player_key(self.user_id, self.bot_level)  # validates: exactly one kind of occupant

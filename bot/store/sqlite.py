@@ -172,7 +172,7 @@ async def _prepare(db: aiosqlite.Connection, path: Path) -> None:
 
 
 def _seat(row: sqlite3.Row) -> Seat:
-    return Seat(row["seat"], row["name"], row["user_id"], row["bot_level"])
+    return Seat(row["seat"], row["name"], row["user_id"], row["bot_level"], row["left_user_id"], row["left_name"])
 
 
 def _seat_result(row: sqlite3.Row) -> SeatResult:
@@ -358,8 +358,9 @@ class SqliteStore:
 
     async def _insert_seats(self, db: aiosqlite.Connection, game_id: str, seats: Sequence[Seat]) -> None:
         await db.executemany(
-            "INSERT INTO seats (game_id, seat, name, user_id, bot_level) VALUES (?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.name, s.user_id, s.bot_level) for s in seats],
+            "INSERT INTO seats (game_id, seat, name, user_id, bot_level, left_user_id, left_name)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, s.seat, s.name, s.user_id, s.bot_level, s.left_user_id, s.left_name) for s in seats],
         )
 
     async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:

@@ -235,3 +235,28 @@ async def test_settings_validate_and_feed_new_lobbies(harness: Harness) -> None:
     await service.update_settings(GUILD, {"mode": "solo", "target": "250", "turn_timeout": 90})
     live = await service.new_lobby(GUILD, CHANNEL, ALICE, NAMES[ALICE])
     assert live.mode.value == "solo" and live.rules.target == 250 and live.turn_timeout == 90
+
+
+async def test_leaving_mid_game_counts_as_a_forfeit_for_the_leaver(harness: Harness) -> None:
+    service = await harness.boot(bot_move_delay=0.1)
+    live = await three_player_game(service)
+    await service.leave(live, CAROL)
+    await harness.shutdown()  # the leaver must be remembered across a restart too
+    service = await harness.boot(bot_move_delay=0.1)
+    resumed = service.game_in_channel(CHANNEL)
+    assert resumed is not None and resumed.seats[2].left_user_id == CAROL
+    for _ in range(20_000):
+        if resumed.status != "playing":
+            break
+        game = resumed.game
+        assert game is not None
+        if game.turn is not None and not resumed.seats[game.turn].is_bot:
+            await act_once(service, resumed)
+        else:
+            await harness.clock.advance(0.1)
+    assert resumed.status == "finished"
+    board = {e.user_id: e for e in await harness.store.leaderboard(GUILD, "cutthroat", "wins", min_games=0)}
+    assert set(board) == {ALICE, BOB, CAROL}
+    assert board[CAROL].games == 1 and board[CAROL].wins == 0
+    carol = await harness.store.player_stats(GUILD, CAROL)
+    assert carol.games == 1 and carol.wins == 0

@@ -32,7 +32,8 @@ def build_version(path: Path, version: int) -> None:
             "INSERT INTO games (game_id, guild_id, channel_id, mode, rules_json, setup_json, status, host_id,"
             " created_at) VALUES ('old', 1, 2, 'solo', '{\"target\": 300}', NULL, 'lobby', 7, 100.0)"
         )
-        conn.execute("INSERT INTO seats VALUES ('old', 0, 'ann', 7, NULL), ('old', 1, 'easy bot', NULL, 'easy')")
+        conn.execute("INSERT INTO seats (game_id, seat, name, user_id, bot_level)"
+                     " VALUES ('old', 0, 'ann', 7, NULL), ('old', 1, 'easy bot', NULL, 'easy')")
     conn.close()
 
 

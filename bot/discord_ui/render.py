@@ -143,11 +143,6 @@ def private_hand_text(live: LiveGame, view: SeatView) -> str:
     return "\n".join(lines)
 
 
-def trick_text(live: LiveGame, plays: Sequence[tuple[int, Card]], winner: int) -> str:
-    cards = " · ".join(f"{live.seats[s].name} {card_label(c)}" for s, c in plays)
-    return f"{live.seats[winner].name} wins the trick: {cards}"
-
-
 def hand_summary(live: LiveGame, hand: HandLog) -> str:
     result = hand.result
     assert result is not None

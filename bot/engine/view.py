@@ -58,9 +58,6 @@ class SeatView(NamedTuple):
         deck = (1 << self.deck_size) - 1
         return cards_of(deck & ~self.played_mask & ~mask_of(self.hand))
 
-    def partner(self) -> int | None:
-        return (self.seat + 2) % 4 if self.mode is Mode.PARTNERS else None
-
 
 def seat_view(game: Game, seat: int) -> SeatView:
     hidden = game.cards_hidden(seat)

@@ -210,9 +210,6 @@ class GameService:
     def game_in_channel(self, channel_id: int) -> LiveGame | None:
         return self._channels.get(channel_id)
 
-    def game_by_id(self, game_id: str) -> LiveGame | None:
-        return self._games.get(game_id)
-
     def require_channel_game(self, channel_id: int) -> LiveGame:
         live = self._channels.get(channel_id)
         if live is None:
@@ -224,9 +221,6 @@ class GameService:
         if live is None:
             raise Refusal("That game isn't running any more.")
         return live
-
-    def active_games(self) -> list[LiveGame]:
-        return list(self._channels.values())
 
     def _register(self, live: LiveGame) -> None:
         self._games[live.game_id] = live
@@ -428,7 +422,7 @@ class GameService:
         await self._player_action(live, user_id, lambda game, seat: game.bid(seat, tricks, blind=blind))
 
     async def reveal(self, live: LiveGame, user_id: int) -> None:
-        await self._player_action(live, user_id, lambda game, seat: game.reveal(seat), any_turn=True)
+        await self._player_action(live, user_id, lambda game, seat: game.reveal(seat))
 
     async def play(self, live: LiveGame, user_id: int, card: str | Card) -> None:
         try:
@@ -438,7 +432,7 @@ class GameService:
         await self._player_action(live, user_id, lambda game, seat: game.play(seat, chosen))
 
     async def _player_action(
-        self, live: LiveGame, user_id: int, action: Callable[[Game, int], object], any_turn: bool = False,
+        self, live: LiveGame, user_id: int, action: Callable[[Game, int], object]
     ) -> None:
         async with live.lock:
             self._require_playing(live)

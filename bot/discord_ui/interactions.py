@@ -13,7 +13,7 @@ import discord
 
 from bot.discord_ui.render import lobby_text, private_hand_text
 from bot.discord_ui.views import bid_view, hand_view, lobby_view
-from bot.service import LiveGame, Refusal
+from bot.service import GameService, LiveGame, Refusal
 
 if TYPE_CHECKING:
     from bot.discord_ui.app import SpadesBot
@@ -60,12 +60,11 @@ class Interactions:
         self.client = client
 
     @property
-    def service(self) -> Any:
+    def service(self) -> GameService:
         return self.client.service
 
     def _game(self, game_id: str) -> LiveGame:
-        live: LiveGame = self.service.require_game(game_id)
-        return live
+        return self.service.require_game(game_id)
 
     async def guarded(self, interaction: discord.Interaction[Any], action: Any) -> None:
         try:

@@ -18,6 +18,7 @@ import json
 import random
 import sqlite3
 import statistics
+import sys
 import tempfile
 import time
 from collections import defaultdict
@@ -25,10 +26,14 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from bot.engine import Game, Phase, event_to_json
-from bot.store import SeatResult, open_store
-from bot.store.ratings import Rating, rate_game
-from bot.store.replay import dumps
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bot.engine import Game, Phase, event_to_json  # noqa: E402
+from bot.store import SeatResult, open_store  # noqa: E402
+from bot.store.ratings import Rating, rate_game  # noqa: E402
+from bot.store.replay import dumps  # noqa: E402
+from tests.store.helpers import step  # noqa: E402  (the tests' random-game driver, not a copy)
 
 GUILD = 1
 CHANNELS = 20
@@ -43,18 +48,7 @@ RUNS = 25
 def play(game: Game, rng: random.Random, actions: int) -> None:
     """Random legal actions until the game has `actions` events (or is over)."""
     while game.event_count < actions and game.phase is not Phase.OVER:
-        if game.phase is Phase.DEALING:
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
-        if game.phase is Phase.BIDDING:
-            if game.cards_hidden(seat):
-                game.reveal(seat)
-            else:
-                game.bid(seat, rng.choice(game.legal_bids(seat)))
-        else:
-            game.play(seat, rng.choice(game.legal_cards(seat)))
+        step(game, rng)
 
 
 def ms_percentiles(samples: list[float]) -> dict[str, float]:
@@ -142,7 +136,7 @@ def seed_big_server(path: Path) -> None:
         " created_at, started_at, ended_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         games,
     )
-    conn.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?)", seats)
+    conn.executemany("INSERT INTO seats (game_id, seat, name, user_id, bot_level) VALUES (?, ?, ?, ?, ?)", seats)
     conn.executemany(
         "INSERT INTO results (game_id, seat, guild_id, mode, player_key, name, is_bot, final_score, place, won,"
         " hands, bids_made, bids_set, nils_tried, nils_made, bags, rating_before, rating_after, rank_before,"
@@ -182,7 +176,7 @@ def seed_unfinished(path: Path) -> None:
         " created_at, started_at, deadline_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         games,
     )
-    conn.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?)", seats)
+    conn.executemany("INSERT INTO seats (game_id, seat, name, user_id, bot_level) VALUES (?, ?, ?, ?, ?)", seats)
     conn.executemany("INSERT INTO events VALUES (?, ?, ?, ?)", events)
     conn.execute("COMMIT")
     conn.close()

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import zlib
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import orjson
 from aiohttp import WSMsgType, web
 
 from .models import JSON, new_token
@@ -64,7 +64,7 @@ class GatewayConnection:
             payload = await self.queue.get()
             if payload is None or self.ws.closed:
                 return
-            text = json.dumps(payload)
+            text = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()
             try:
                 if self.compressor is not None:
                     data = self.compressor.compress(text.encode()) + self.compressor.flush(zlib.Z_SYNC_FLUSH)
@@ -203,7 +203,7 @@ class FakeGateway:
 
     async def _on_text(self, conn: GatewayConnection, text: str) -> None:
         try:
-            payload = json.loads(text)
+            payload = orjson.loads(text)
             op = payload["op"]
             data = payload.get("d")
         except (ValueError, KeyError, TypeError):

@@ -350,9 +350,15 @@ class FakeChannel:
         """Messages a channel history fetch would return (no deleted, no ephemeral), oldest first."""
         return [m for m in self.messages.values() if not m.deleted and not m.ephemeral]
 
+    def last_visible_id(self) -> str | None:
+        """Newest first, so a channel full of ephemeral replies doesn't make every interaction slower."""
+        for message in reversed(self.messages.values()):
+            if not message.deleted and not message.ephemeral:
+                return str(message.id)
+        return None
+
     def to_payload(self, *, include_guild_id: bool = True) -> JSON:
-        last = self.visible_messages()
-        last_id = str(last[-1].id) if last else None
+        last_id = self.last_visible_id()
         if self.is_dm:
             assert self.recipient is not None
             return {

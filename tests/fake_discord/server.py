@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import math
 import re
@@ -21,6 +20,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import orjson
 from aiohttp import BodyPartReader, web
 
 from . import models as m
@@ -194,7 +194,7 @@ def _json_response(data: Any, status: int = 200, headers: Mapping[str, str] | No
     # discord.py only parses JSON when Content-Type is exactly application/json (no charset).
     all_headers = {"Content-Type": "application/json"}
     all_headers.update(headers or {})
-    return web.Response(body=json.dumps(data).encode(), status=status, headers=all_headers)
+    return web.Response(body=orjson.dumps(data, option=orjson.OPT_NON_STR_KEYS), status=status, headers=all_headers)
 
 
 def _no_content() -> web.Response:
@@ -1310,7 +1310,7 @@ class FakeDiscord:
                     continue
                 name = part.name or ""
                 if name == "payload_json":
-                    body = json.loads(await part.text())
+                    body = orjson.loads(await part.text())
                 elif name.startswith("files[") and name.endswith("]"):
                     data = await part.read(decode=False)
                     files[int(name[6:-1])] = Upload(
@@ -1326,7 +1326,7 @@ class FakeDiscord:
             return None, files
         if request.content_type != "application/json":
             raise ValueError(f"unexpected Content-Type {request.content_type!r}")
-        return json.loads(raw), files
+        return orjson.loads(raw), files
 
     async def _api(self, request: web.Request) -> web.StreamResponse:
         path = "/" + request.match_info["tail"]

@@ -1,6 +1,6 @@
 """The SQLite backend of `Store`, on aiosqlite.
 
-Two connections: a writer, used under a lock so each write is one transaction that nothing else
+Two connections: a writer, whose thread runs each write whole as one transaction that nothing else
 interleaves with, and a query-only reader, so reads see only committed data and never wait behind a
 write. WAL mode lets them run side by side. With `synchronous=FULL` (the default) a commit survives
 power loss; `normal` still survives any crash of the process but may lose the last commits if the
@@ -14,12 +14,12 @@ import logging
 import sqlite3
 import time
 from collections import defaultdict
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import aiosqlite
 
@@ -58,6 +58,8 @@ from bot.store.schema import latest_version, migrations
 
 log = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 BUSY_TIMEOUT_MS = 5000
 Synchronous = Literal["full", "normal"]
 _UNFINISHED = "status IN ('lobby', 'playing')"
@@ -73,9 +75,24 @@ WHERE ?2 = 1 + (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1)
 RETURNING seq
 """
 
-# The same check for many events at once (executemany can't return rows: the row count tells).
-_APPEND_MANY = _APPEND.replace("RETURNING seq", "")
 _SET_DEADLINE = "UPDATE games SET deadline_kind = ?, deadline_at = ? WHERE game_id = ?"
+
+# A whole group commit's events in one statement, from one JSON array of [game_id, first seq of the
+# action, seq, event]: each sqlite3 call hands the GIL back and forth with the busy event loop, so
+# one statement instead of one per event keeps a save from queueing behind it. An action's events go
+# in only if its first seq follows what is stored; a duplicate fails the primary key. Either way the
+# row count (or the error) sends the batch to the one-action-at-a-time path.
+_APPEND_BATCH = """
+INSERT INTO events (game_id, seq, event_json, created_at)
+SELECT value ->> 0, value ->> 2, value ->> 3, ?2 FROM json_each(?1) AS a
+WHERE a.value ->> 1 = 1 + (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = a.value ->> 0
+                                                                     AND seq < a.value ->> 1)
+  AND EXISTS (SELECT 1 FROM games WHERE game_id = a.value ->> 0 AND status = 'playing')
+"""
+_SET_DEADLINES = """
+UPDATE games SET deadline_kind = d.value ->> 1, deadline_at = d.value ->> 2
+FROM json_each(?) AS d WHERE games.game_id = d.value ->> 0
+"""
 
 
 def _deadline_columns(deadline: Deadline | None) -> tuple[str | None, float | None]:
@@ -96,44 +113,83 @@ _RESULT_COLUMNS = (
 )
 
 
+Work = Callable[[sqlite3.Connection], T]
+
+
+async def _on_thread(db: aiosqlite.Connection, work: Work[T]) -> T:
+    """Run `work` on the connection's own thread in a single hand-off.
+
+    Every awaited statement is a hand-off, and under load each one waits its turn in a busy event
+    loop: a transaction of five statements used to wait five times, which made a save take tens of
+    milliseconds. aiosqlite's own queue (`_execute`) keeps the work in order with everything else on
+    the connection.
+    """
+    result: T = await db._execute(work, db._conn)  # type: ignore[no-untyped-call]
+    return result
+
+
+def _write_transaction(work: Work[T]) -> Work[T]:
+    """`work` as one write transaction; whatever it raises leaves nothing behind."""
+
+    def run(conn: sqlite3.Connection) -> T:
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            result = work(conn)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        return result
+
+    return run
+
+
+def _snapshot(work: Work[T]) -> Work[T]:
+    """`work` in one read transaction, so queries that belong together see the same committed state."""
+
+    def run(conn: sqlite3.Connection) -> T:
+        conn.execute("BEGIN")
+        try:
+            return work(conn)
+        finally:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+
+    return run
+
+
+def _set_up_connection(role_pragma: str) -> Work[None]:
+    def run(conn: sqlite3.Connection) -> None:
+        conn.row_factory = sqlite3.Row
+        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        conn.execute("PRAGMA foreign_keys = ON")
+        conn.execute(role_pragma)
+
+    return run
+
+
 async def _connect(path: Path, role_pragma: str) -> aiosqlite.Connection:
     conn = await aiosqlite.connect(path, isolation_level=None)
     try:
-        conn.row_factory = sqlite3.Row
-        await conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        await conn.execute("PRAGMA foreign_keys = ON")
-        await conn.execute(role_pragma)
+        await _on_thread(conn, _set_up_connection(role_pragma))
     except BaseException:
         await conn.close()  # its worker thread would otherwise keep the process alive
         raise
     return conn
 
 
-async def _all(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-    """Run and fetch in one round trip to the connection's thread."""
-    return list(await db.execute_fetchall(sql, params))
+def _all(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
+    return conn.execute(sql, params).fetchall()
 
 
-async def _one(db: aiosqlite.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
-    rows = await _all(db, sql, params)
-    return rows[0] if rows else None
+def _one(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+    row: sqlite3.Row | None = conn.execute(sql, params).fetchone()
+    return row
 
 
-async def _rollback(db: aiosqlite.Connection) -> None:
-    """Leave the connection outside any transaction, whatever state a failure or cancellation left.
-
-    Statements run in order on the connection's thread, so this runs after anything a cancelled
-    caller had queued (even a COMMIT); "no transaction is active" then just means nothing to undo.
-    """
-    try:
-        await db.execute("ROLLBACK")
-    except sqlite3.OperationalError:
-        if db.in_transaction:
-            raise
-
-
-async def _user_version(db: aiosqlite.Connection) -> int:
-    row = await _one(db, "PRAGMA user_version")
+def _user_version(conn: sqlite3.Connection) -> int:
+    row = _one(conn, "PRAGMA user_version")
     assert row is not None
     return int(row[0])
 
@@ -147,28 +203,29 @@ def _refuse_newer(version: int, path: Path) -> None:
         )
 
 
-async def _prepare(db: aiosqlite.Connection, path: Path) -> None:
+def _migrate(path: Path) -> Work[None]:
     """Refuse a newer schema before touching anything, then switch to WAL and migrate."""
-    version = await _user_version(db)
-    _refuse_newer(version, path)
-    row = await _one(db, "PRAGMA journal_mode = WAL")
-    if row is None or str(row[0]).lower() != "wal":
-        raise StoreError(f"{path}: could not switch to WAL journal mode")
-    if version == latest_version():
-        return
-    try:
-        await db.execute("BEGIN IMMEDIATE")
-        version = await _user_version(db)  # another process may have migrated while we waited
+
+    def run(conn: sqlite3.Connection) -> None:
+        version = _user_version(conn)
         _refuse_newer(version, path)
-        for migration in migrations()[version:]:
-            log.info("%s: applying migration V%03d %s", path, migration.version, migration.name)
-            for statement in migration.statements:
-                await db.execute(statement)
-        await db.execute(f"PRAGMA user_version = {latest_version()}")
-        await db.execute("COMMIT")
-    except BaseException:
-        await _rollback(db)
-        raise
+        row = _one(conn, "PRAGMA journal_mode = WAL")
+        if row is None or str(row[0]).lower() != "wal":
+            raise StoreError(f"{path}: could not switch to WAL journal mode")
+        if version < latest_version():
+            _write_transaction(lambda c: _apply_migrations(c, path))(conn)
+
+    return run
+
+
+def _apply_migrations(conn: sqlite3.Connection, path: Path) -> None:
+    version = _user_version(conn)  # another process may have migrated while we waited
+    _refuse_newer(version, path)
+    for migration in migrations()[version:]:
+        log.info("%s: applying migration V%03d %s", path, migration.version, migration.name)
+        for statement in migration.statements:
+            conn.execute(statement)
+    conn.execute(f"PRAGMA user_version = {latest_version()}")
 
 
 def _seat(row: sqlite3.Row) -> Seat:
@@ -253,14 +310,211 @@ class _QueuedAction:
     done: asyncio.Future[None]
 
 
+def _status(conn: sqlite3.Connection, game_id: str) -> str:
+    row = _one(conn, "SELECT status FROM games WHERE game_id = ?", (game_id,))
+    if row is None:
+        raise GameNotFoundError(f"no game {game_id!r}")
+    return str(row["status"])
+
+
+def _read_info(conn: sqlite3.Connection, game_id: str) -> GameInfo | None:
+    row = _one(conn, "SELECT * FROM games WHERE game_id = ?", (game_id,))
+    if row is None:
+        return None
+    return _game_info(row, _all(conn, "SELECT * FROM seats WHERE game_id = ?", (game_id,)))
+
+
+def _insert_seats(conn: sqlite3.Connection, game_id: str, seats: Sequence[Seat]) -> None:
+    conn.executemany(
+        "INSERT INTO seats (game_id, seat, name, user_id, bot_level, left_user_id, left_name)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        [(game_id, s.seat, s.name, s.user_id, s.bot_level, s.left_user_id, s.left_name) for s in seats],
+    )
+
+
+def _append_batch(conn: sqlite3.Connection, batch: Sequence[_QueuedAction], now: float) -> list[StoreError | None]:
+    """Normally the whole batch is two statements. If any action is refused, the batch is redone one
+    savepoint per action, so a refused one leaves the others intact."""
+    events = [
+        (item.game_id, item.first_seq, item.first_seq + offset, payload)
+        for item in batch
+        for offset, payload in enumerate(item.payloads)
+    ]
+    deadlines = [
+        (item.game_id, *_deadline_columns(item.deadline)) for item in batch if not isinstance(item.deadline, Unchanged)
+    ]
+    conn.execute("SAVEPOINT batch")
+    try:
+        if conn.execute(_APPEND_BATCH, (replay.dumps(events), now)).rowcount == len(events):
+            conn.execute(_SET_DEADLINES, (replay.dumps(deadlines),))
+            conn.execute("RELEASE batch")
+            return [None] * len(batch)
+    except sqlite3.IntegrityError:
+        pass  # an event already stored: the slow path says which action it was
+    conn.execute("ROLLBACK TO batch")
+    conn.execute("RELEASE batch")
+    return [_write_action(conn, item, now) for item in batch]
+
+
+def _write_action(conn: sqlite3.Connection, item: _QueuedAction, now: float) -> StoreError | None:
+    conn.execute("SAVEPOINT action")
+    try:
+        for offset, payload in enumerate(item.payloads):
+            seq = item.first_seq + offset
+            if not _all(conn, _APPEND, (item.game_id, seq, payload, now)):
+                raise _append_refusal(conn, item.game_id, seq)
+        if not isinstance(item.deadline, Unchanged):
+            conn.execute(_SET_DEADLINE, (*_deadline_columns(item.deadline), item.game_id))
+    except StoreError as refusal:
+        conn.execute("ROLLBACK TO action")
+        conn.execute("RELEASE action")
+        return refusal
+    conn.execute("RELEASE action")
+    return None
+
+
+def _append_refusal(conn: sqlite3.Connection, game_id: str, seq: int) -> StoreError:
+    """Why an append was refused: the game's state or its last seq, read in the same transaction."""
+    row = _one(
+        conn,
+        "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) AS last"
+        " FROM games WHERE game_id = ?1",
+        (game_id,),
+    )
+    if row is None:
+        return GameNotFoundError(f"no game {game_id!r}")
+    if row["status"] != "playing":
+        return GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
+    if seq <= row["last"]:
+        return DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
+    return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
+
+
+def _finish(conn: sqlite3.Connection, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
+    game = _one(conn, "SELECT guild_id, mode, status FROM games WHERE game_id = ?", (game_id,))
+    if game is None:
+        raise GameNotFoundError(f"no game {game_id!r}")
+    if game["status"] == "finished":
+        return FinishOutcome(game_id, _stored_changes(conn, game_id), already_finished=True)
+    if game["status"] != "playing":
+        raise GameStateError(f"game {game_id!r} is {game['status']}; only a game in play can finish")
+    guild_id, mode = game["guild_id"], game["mode"]
+    _check_results(mode, results)
+    now = time.time()
+    moves = _rate(conn, guild_id, mode, results, now)
+    conn.executemany(
+        "INSERT INTO results (game_id, guild_id, mode, is_bot, rating_before, rating_after,"
+        f" rank_before, rank_after, finished_at, {_RESULT_COLUMNS}) VALUES ({_placeholders(21)})",
+        [
+            (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, r.seat, r.player_key,
+             r.name, r.final_score, r.place, int(r.won), r.hands, r.bids_made, r.bids_set,
+             r.nils_tried, r.nils_made, r.bags)
+            for r in results
+        ],
+    )  # fmt: skip
+    conn.execute(
+        "UPDATE games SET status = 'finished', ended_at = ?, deadline_kind = NULL, deadline_at = NULL"
+        " WHERE game_id = ?",
+        (now, game_id),
+    )
+    return FinishOutcome(game_id, _stored_changes(conn, game_id), already_finished=False)
+
+
+def _rate(
+    conn: sqlite3.Connection, guild_id: int, mode: str, results: Sequence[SeatResult], now: float
+) -> dict[str, tuple[float | None, float, int | None, int | None]]:
+    """Update everyone's rating and running totals; per player key, rating and rank before and after.
+
+    Ranks are for humans only, since leaderboards list only humans.
+    """
+    seats_of: dict[str, list[SeatResult]] = defaultdict(list)
+    for r in results:
+        seats_of[r.player_key].append(r)
+    rows = _all(
+        conn,
+        f"SELECT * FROM ratings WHERE guild_id = ? AND mode = ? AND player_key IN ({_placeholders(len(seats_of))})",
+        (guild_id, mode, *seats_of),
+    )
+    before = {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in rows}
+    after = rate_game(mode, results, before)
+    humans = [key for key, seats in seats_of.items() if not seats[0].is_bot]
+    rank_before = {k: _rank(conn, guild_id, mode, before[k].ordinal) for k in humans if k in before}
+    conn.executemany(
+        "INSERT INTO ratings (guild_id, mode, player_key, is_bot, name, mu, sigma, ordinal,"
+        " games, wins, points, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        " ON CONFLICT (guild_id, mode, player_key) DO UPDATE SET name = excluded.name,"
+        " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
+        " games = games + excluded.games, wins = wins + excluded.wins,"
+        " points = points + excluded.points, updated_at = excluded.updated_at",
+        [
+            (guild_id, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
+             after[key].ordinal, len(seats), sum(r.won for r in seats),
+             sum(r.final_score for r in seats), now)
+            for key, seats in seats_of.items()
+        ],
+    )  # fmt: skip
+    rank_after = {k: _rank(conn, guild_id, mode, after[k].ordinal) for k in humans}
+    return {
+        key: (
+            before[key].ordinal if key in before else None,
+            after[key].ordinal,
+            rank_before.get(key),
+            rank_after.get(key),
+        )
+        for key in seats_of
+    }
+
+
+def _rank(conn: sqlite3.Connection, guild_id: int, mode: str, ordinal: float) -> int:
+    """Place on the rating leaderboard: one more than the humans rated strictly higher."""
+    row = _one(
+        conn,
+        "SELECT count(*) + 1 FROM ratings WHERE guild_id = ? AND mode = ? AND is_bot = 0 AND ordinal > ?",
+        (guild_id, mode, ordinal),
+    )
+    assert row is not None
+    return int(row[0])
+
+
+def _stored_changes(conn: sqlite3.Connection, game_id: str) -> tuple[RatingChange, ...]:
+    rows = _all(
+        conn,
+        "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after"
+        " FROM results WHERE game_id = ? AND is_bot = 0 ORDER BY seat",
+        (game_id,),
+    )
+    return tuple(
+        RatingChange(
+            r["seat"],
+            r["player_key"],
+            r["name"],
+            r["rating_before"],
+            r["rating_after"],
+            r["rank_before"],
+            r["rank_after"],
+        )
+        for r in rows
+    )
+
+
+def _group_by_game(rows: Iterable[sqlite3.Row]) -> dict[str, list[sqlite3.Row]]:
+    grouped: dict[str, list[sqlite3.Row]] = defaultdict(list)
+    for row in rows:
+        grouped[row["game_id"]].append(row)
+    return grouped
+
+
 class SqliteStore:
-    """`Store` on a SQLite file. Open it with `SqliteStore.open(path)` or `open_store(url)`."""
+    """`Store` on a SQLite file. Open it with `SqliteStore.open(path)` or `open_store(url)`.
+
+    Each operation is one function run whole on its connection's thread: one transaction, one
+    hand-off. The thread runs them one at a time, so nothing interleaves with a write, and a caller
+    that gives up midway (a cancelled task) still leaves a whole transaction or none.
+    """
 
     def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
         self._writer = writer
         self._reader = reader
-        self._write_lock = asyncio.Lock()
-        self._read_lock = asyncio.Lock()
         self._queued: list[_QueuedAction] = []
         self._committer: asyncio.Task[None] | None = None
 
@@ -271,7 +525,7 @@ class SqliteStore:
         try:
             writer = await _connect(path, f"PRAGMA synchronous = {synchronous.upper()}")
             try:
-                await _prepare(writer, path)
+                await _on_thread(writer, _migrate(path))
                 reader = await _connect(path, "PRAGMA query_only = ON")
             except BaseException:
                 await writer.close()
@@ -283,49 +537,24 @@ class SqliteStore:
         return cls(writer, reader)
 
     async def close(self) -> None:
-        async with self._write_lock, self._read_lock:
-            await self._reader.close()
-            await self._writer.close()
+        if self._committer is not None:
+            await asyncio.wait([self._committer])  # actions already handed over are saved first
+        await self._reader.close()
+        await self._writer.close()
 
-    @asynccontextmanager
-    async def _transaction(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One write transaction; taking the write lock first keeps coroutines from interleaving."""
-        async with self._write_lock:
-            try:
-                await self._writer.execute("BEGIN IMMEDIATE")
-                yield self._writer
-                await self._writer.execute("COMMIT")
-            except BaseException:
-                await _rollback(self._writer)
-                raise
+    async def _write(self, work: Work[T]) -> T:
+        return await _on_thread(self._writer, _write_transaction(work))
 
-    @asynccontextmanager
-    async def _snapshot(self) -> AsyncIterator[aiosqlite.Connection]:
-        """One read transaction, so queries that belong together see the same committed state."""
-        async with self._read_lock:
-            try:
-                await self._reader.execute("BEGIN")
-                yield self._reader
-            finally:
-                await _rollback(self._reader)
-
-    async def _status(self, db: aiosqlite.Connection, game_id: str) -> str:
-        row = await _one(db, "SELECT status FROM games WHERE game_id = ?", (game_id,))
-        if row is None:
-            raise GameNotFoundError(f"no game {game_id!r}")
-        return str(row["status"])
-
-    async def _read_info(self, db: aiosqlite.Connection, game_id: str) -> GameInfo | None:
-        row = await _one(db, "SELECT * FROM games WHERE game_id = ?", (game_id,))
-        if row is None:
-            return None
-        return _game_info(row, await _all(db, "SELECT * FROM seats WHERE game_id = ?", (game_id,)))
+    async def _read(self, work: Work[T]) -> T:
+        return await _on_thread(self._reader, _snapshot(work))
 
     async def _update_game(self, game_id: str, assignments: str, params: Sequence[Any]) -> None:
-        async with self._write_lock:
+        def update(conn: sqlite3.Connection) -> None:
             sql = f"UPDATE games SET {assignments} WHERE game_id = ? RETURNING game_id"
-            if not await _all(self._writer, sql, (*params, game_id)):
+            if not _all(conn, sql, (*params, game_id)):
                 raise GameNotFoundError(f"no game {game_id!r}")
+
+        await self._write(update)
 
     # -- a game's life ----------------------------------------------------------------------------
 
@@ -342,47 +571,50 @@ class SqliteStore:
     ) -> GameInfo:
         mode = Mode.parse(mode).value
         _check_seats(mode, seats)
-        async with self._transaction() as db:
+        row = (game_id, guild_id, channel_id, mode, replay.dumps(dict(rules)), host_id, time.time())
+
+        def create(conn: sqlite3.Connection) -> GameInfo:
             try:
-                await db.execute(
+                conn.execute(
                     "INSERT INTO games (game_id, guild_id, channel_id, mode, rules_json, host_id, created_at)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    (game_id, guild_id, channel_id, mode, replay.dumps(dict(rules)), host_id, time.time()),
+                    row,
                 )
             except sqlite3.IntegrityError as exc:
                 raise GameStateError(f"game {game_id!r} already exists") from exc
-            await self._insert_seats(db, game_id, seats)
-            info = await self._read_info(db, game_id)
-        assert info is not None
-        return info
+            _insert_seats(conn, game_id, seats)
+            info = _read_info(conn, game_id)
+            assert info is not None
+            return info
 
-    async def _insert_seats(self, db: aiosqlite.Connection, game_id: str, seats: Sequence[Seat]) -> None:
-        await db.executemany(
-            "INSERT INTO seats (game_id, seat, name, user_id, bot_level, left_user_id, left_name)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(game_id, s.seat, s.name, s.user_id, s.bot_level, s.left_user_id, s.left_name) for s in seats],
-        )
+        return await self._write(create)
 
     async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:
-        async with self._transaction() as db:
-            info = await self._read_info(db, game_id)
+        def replace(conn: sqlite3.Connection) -> None:
+            info = _read_info(conn, game_id)
             if info is None:
                 raise GameNotFoundError(f"no game {game_id!r}")
             if info.status not in ("lobby", "playing"):
                 raise GameStateError(f"game {game_id!r} is {info.status}; its seats are final")
             _check_seats(info.mode, seats)
-            await db.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
-            await self._insert_seats(db, game_id, seats)
+            conn.execute("DELETE FROM seats WHERE game_id = ?", (game_id,))
+            _insert_seats(conn, game_id, seats)
+
+        await self._write(replace)
 
     async def start_game(self, game_id: str, setup: Mapping[str, Any]) -> None:
-        async with self._transaction() as db:
-            status = await self._status(db, game_id)
+        setup_json = replay.dumps(dict(setup))
+
+        def start(conn: sqlite3.Connection) -> None:
+            status = _status(conn, game_id)
             if status != "lobby":
                 raise GameStateError(f"game {game_id!r} is {status}, not in the lobby")
-            await db.execute(
+            conn.execute(
                 "UPDATE games SET status = 'playing', setup_json = ?, started_at = ? WHERE game_id = ?",
-                (replay.dumps(dict(setup)), time.time(), game_id),
+                (setup_json, time.time(), game_id),
             )
+
+        await self._write(start)
 
     async def set_lobby_message(self, game_id: str, message_id: int | None) -> None:
         await self._update_game(game_id, "lobby_message_id = ?", (message_id,))
@@ -405,8 +637,13 @@ class SqliteStore:
     ) -> None:
         if first_seq < 1:
             raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {first_seq}")
-        item = _QueuedAction(game_id, first_seq, [replay.dumps(dict(e)) for e in events], deadline,
-                             asyncio.get_running_loop().create_future())
+        item = _QueuedAction(
+            game_id,
+            first_seq,
+            [replay.dumps(dict(e)) for e in events],
+            deadline,
+            asyncio.get_running_loop().create_future(),
+        )
         self._queued.append(item)
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_queued())
@@ -415,12 +652,11 @@ class SqliteStore:
 
     async def _commit_queued(self) -> None:
         """Group commit: every action queued meanwhile goes into one transaction (one fsync); callers
-        hear back after COMMIT. Normally the whole batch is two statements; if any action is refused
-        the batch is redone one savepoint per action, so a refused one leaves the others intact."""
+        hear back after COMMIT."""
         while self._queued:
             batch, self._queued = self._queued, []
             try:
-                outcomes = await self._commit_batch(batch)
+                outcomes = await self._write(partial(_append_batch, batch=batch, now=time.time()))
             except BaseException as error:
                 failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
                 for item in batch:
@@ -435,222 +671,65 @@ class SqliteStore:
                 else:
                     item.done.set_exception(outcome)
 
-    async def _commit_batch(self, batch: list[_QueuedAction]) -> list[StoreError | None]:
-        now = time.time()
-        rows = [(item.game_id, item.first_seq + offset, payload, now)
-                for item in batch for offset, payload in enumerate(item.payloads)]
-        deadlines = [(*_deadline_columns(item.deadline), item.game_id)
-                     for item in batch if not isinstance(item.deadline, Unchanged)]
-        async with self._write_lock:
-            try:
-                await self._writer.execute("BEGIN IMMEDIATE")
-                cursor = await self._writer.executemany(_APPEND_MANY, rows)
-                if cursor.rowcount == len(rows):
-                    await self._writer.executemany(_SET_DEADLINE, deadlines)
-                    await self._writer.execute("COMMIT")
-                    return [None] * len(batch)
-                await self._writer.execute("ROLLBACK")
-                await self._writer.execute("BEGIN IMMEDIATE")
-                outcomes = [await self._write_action(self._writer, item) for item in batch]
-                await self._writer.execute("COMMIT")
-                return outcomes
-            except BaseException:
-                await _rollback(self._writer)
-                raise
-
-    async def _write_action(self, db: aiosqlite.Connection, item: _QueuedAction) -> StoreError | None:
-        await db.execute("SAVEPOINT action")
-        try:
-            now = time.time()
-            for offset, payload in enumerate(item.payloads):
-                seq = item.first_seq + offset
-                if not await _all(db, _APPEND, (item.game_id, seq, payload, now)):
-                    raise await self._append_refusal(db, item.game_id, seq)
-            if not isinstance(item.deadline, Unchanged):
-                await db.execute(_SET_DEADLINE, (*_deadline_columns(item.deadline), item.game_id))
-        except StoreError as refusal:
-            await db.execute("ROLLBACK TO action")
-            await db.execute("RELEASE action")
-            return refusal
-        await db.execute("RELEASE action")
-        return None
-
-    async def _append_refusal(self, db: aiosqlite.Connection, game_id: str, seq: int) -> StoreError:
-        """Why an append was refused: the game's state or its last seq, read in the same transaction."""
-        row = await _one(
-            db,
-            "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) AS last"
-            " FROM games WHERE game_id = ?1",
-            (game_id,),
-        )
-        if row is None:
-            return GameNotFoundError(f"no game {game_id!r}")
-        if row["status"] != "playing":
-            return GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
-        if seq <= row["last"]:
-            return DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
-        return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
-
     async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
-        async with self._transaction() as db:
-            game = await _one(db, "SELECT guild_id, mode, status FROM games WHERE game_id = ?", (game_id,))
-            if game is None:
-                raise GameNotFoundError(f"no game {game_id!r}")
-            if game["status"] == "finished":
-                return FinishOutcome(game_id, await self._stored_changes(db, game_id), already_finished=True)
-            if game["status"] != "playing":
-                raise GameStateError(f"game {game_id!r} is {game['status']}; only a game in play can finish")
-            guild_id, mode = game["guild_id"], game["mode"]
-            _check_results(mode, results)
-            now = time.time()
-            moves = await self._rate(db, guild_id, mode, results, now)
-            await db.executemany(
-                "INSERT INTO results (game_id, guild_id, mode, is_bot, rating_before, rating_after,"
-                f" rank_before, rank_after, finished_at, {_RESULT_COLUMNS}) VALUES ({_placeholders(21)})",
-                [
-                    (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, r.seat, r.player_key,
-                     r.name, r.final_score, r.place, int(r.won), r.hands, r.bids_made, r.bids_set,
-                     r.nils_tried, r.nils_made, r.bags)
-                    for r in results
-                ],
-            )  # fmt: skip
-            await db.execute(
-                "UPDATE games SET status = 'finished', ended_at = ?, deadline_kind = NULL, deadline_at = NULL"
-                " WHERE game_id = ?",
-                (now, game_id),
-            )
-            return FinishOutcome(game_id, await self._stored_changes(db, game_id), already_finished=False)
-
-    async def _rate(
-        self, db: aiosqlite.Connection, guild_id: int, mode: str, results: Sequence[SeatResult], now: float
-    ) -> dict[str, tuple[float | None, float, int | None, int | None]]:
-        """Update everyone's rating and running totals; per player key, rating and rank before and after.
-
-        Ranks are for humans only, since leaderboards list only humans.
-        """
-        seats_of: dict[str, list[SeatResult]] = defaultdict(list)
-        for r in results:
-            seats_of[r.player_key].append(r)
-        rows = await _all(
-            db,
-            f"SELECT * FROM ratings WHERE guild_id = ? AND mode = ? AND player_key IN ({_placeholders(len(seats_of))})",
-            (guild_id, mode, *seats_of),
-        )
-        before = {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in rows}
-        after = rate_game(mode, results, before)
-        humans = [key for key, seats in seats_of.items() if not seats[0].is_bot]
-        rank_before = {k: await self._rank(db, guild_id, mode, before[k].ordinal) for k in humans if k in before}
-        await db.executemany(
-            "INSERT INTO ratings (guild_id, mode, player_key, is_bot, name, mu, sigma, ordinal,"
-            " games, wins, points, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (guild_id, mode, player_key) DO UPDATE SET name = excluded.name,"
-            " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
-            " games = games + excluded.games, wins = wins + excluded.wins,"
-            " points = points + excluded.points, updated_at = excluded.updated_at",
-            [
-                (guild_id, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
-                 after[key].ordinal, len(seats), sum(r.won for r in seats),
-                 sum(r.final_score for r in seats), now)
-                for key, seats in seats_of.items()
-            ],
-        )  # fmt: skip
-        rank_after = {k: await self._rank(db, guild_id, mode, after[k].ordinal) for k in humans}
-        return {
-            key: (
-                before[key].ordinal if key in before else None,
-                after[key].ordinal,
-                rank_before.get(key),
-                rank_after.get(key),
-            )
-            for key in seats_of
-        }
-
-    async def _rank(self, db: aiosqlite.Connection, guild_id: int, mode: str, ordinal: float) -> int:
-        """Place on the rating leaderboard: one more than the humans rated strictly higher."""
-        row = await _one(
-            db,
-            "SELECT count(*) + 1 FROM ratings WHERE guild_id = ? AND mode = ? AND is_bot = 0 AND ordinal > ?",
-            (guild_id, mode, ordinal),
-        )
-        assert row is not None
-        return int(row[0])
-
-    async def _stored_changes(self, db: aiosqlite.Connection, game_id: str) -> tuple[RatingChange, ...]:
-        rows = await _all(
-            db,
-            "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after"
-            " FROM results WHERE game_id = ? AND is_bot = 0 ORDER BY seat",
-            (game_id,),
-        )
-        return tuple(
-            RatingChange(
-                r["seat"],
-                r["player_key"],
-                r["name"],
-                r["rating_before"],
-                r["rating_after"],
-                r["rank_before"],
-                r["rank_after"],
-            )
-            for r in rows
-        )
+        return await self._write(partial(_finish, game_id=game_id, results=results))
 
     async def cancel_game(self, game_id: str) -> None:
-        async with self._transaction() as db:
-            status = await self._status(db, game_id)
+        def cancel(conn: sqlite3.Connection) -> None:
+            status = _status(conn, game_id)
             if status == "finished":
                 raise GameStateError(f"game {game_id!r} has finished; it cannot be cancelled")
             if status != "cancelled":
-                await db.execute(
+                conn.execute(
                     "UPDATE games SET status = 'cancelled', ended_at = ?, deadline_kind = NULL,"
                     " deadline_at = NULL WHERE game_id = ?",
                     (time.time(), game_id),
                 )
 
+        await self._write(cancel)
+
     # -- reading games back -------------------------------------------------------------------------
 
     async def get_game(self, game_id: str) -> GameInfo | None:
-        async with self._snapshot() as db:
-            return await self._read_info(db, game_id)
+        return await self._read(partial(_read_info, game_id=game_id))
 
     async def load_game(self, game_id: str) -> StoredGame | None:
+        def rows(conn: sqlite3.Connection) -> tuple[sqlite3.Row, list[sqlite3.Row], list[sqlite3.Row]] | None:
+            row = _one(conn, "SELECT * FROM games WHERE game_id = ?", (game_id,))
+            if row is None:
+                return None
+            return (
+                row,
+                _all(conn, "SELECT * FROM seats WHERE game_id = ?", (game_id,)),
+                _all(conn, "SELECT seq, event_json FROM events WHERE game_id = ? ORDER BY seq", (game_id,)),
+            )
+
         try:
-            async with self._snapshot() as db:
-                row = await _one(db, "SELECT * FROM games WHERE game_id = ?", (game_id,))
-                if row is None:
-                    return None
-                seat_rows = await _all(db, "SELECT * FROM seats WHERE game_id = ?", (game_id,))
-                event_rows = await _all(
-                    db, "SELECT seq, event_json FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-                )
-            return _rebuild(row, seat_rows, event_rows)
+            found = await self._read(rows)
+            return None if found is None else _rebuild(*found)
         except DamagedGameError:
             raise
         except Exception as exc:  # any failure to read or replay means the same to the caller
             raise DamagedGameError(f"game {game_id!r}: {type(exc).__name__}: {exc}") from exc
 
     async def recover(self) -> Recovery:
-        try:
-            async with self._snapshot() as db:
-                games = await _all(db, f"SELECT * FROM games WHERE {_UNFINISHED} ORDER BY created_at")
-                seat_rows = await _all(
-                    db,
-                    f"SELECT * FROM seats WHERE game_id IN ({_UNFINISHED_IDS})",
-                )
-                event_rows = await _all(
-                    db,
+        def rows(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+            return (
+                _all(conn, f"SELECT * FROM games WHERE {_UNFINISHED} ORDER BY created_at"),
+                _all(conn, f"SELECT * FROM seats WHERE game_id IN ({_UNFINISHED_IDS})"),
+                _all(
+                    conn,
                     "SELECT game_id, seq, event_json FROM events"
                     f" WHERE game_id IN ({_UNFINISHED_IDS}) ORDER BY game_id, seq",
-                )
+                ),
+            )
+
+        try:
+            games, seat_rows, event_rows = await self._read(rows)
         except sqlite3.DatabaseError:
             log.warning("reading unfinished games in bulk failed; loading them one by one", exc_info=True)
             return await self._recover_one_by_one()
-        seats_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
-        for row in seat_rows:
-            seats_of[row["game_id"]].append(row)
-        events_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
-        for row in event_rows:
-            events_of[row["game_id"]].append(row)
+        seats_of, events_of = _group_by_game(seat_rows), _group_by_game(event_rows)
         loaded: list[StoredGame] = []
         damaged: list[DamagedGame] = []
         for row in games:
@@ -662,8 +741,7 @@ class SqliteStore:
         return Recovery(tuple(loaded), tuple(damaged))
 
     async def _recover_one_by_one(self) -> Recovery:
-        async with self._snapshot() as db:
-            ids = [r["game_id"] for r in await _all(db, _UNFINISHED_IDS)]
+        ids = [r["game_id"] for r in await self._read(partial(_all, sql=_UNFINISHED_IDS))]
         loaded: list[StoredGame] = []
         damaged: list[DamagedGame] = []
         for game_id in ids:
@@ -687,24 +765,27 @@ class SqliteStore:
         return None if stored is None else replay.game_record(stored)
 
     async def recent_games(self, guild_id: int, channel_id: int, limit: int = 10) -> list[GameSummary]:
-        async with self._snapshot() as db:
-            games = await _all(
-                db,
+        def rows(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], list[sqlite3.Row], list[sqlite3.Row]]:
+            games = _all(
+                conn,
                 "SELECT * FROM games WHERE guild_id = ? AND channel_id = ?"
                 " ORDER BY created_at DESC, rowid DESC LIMIT ?",
                 (guild_id, channel_id, limit),
             )
             ids = [g["game_id"] for g in games]
             marks = _placeholders(len(ids))
-            seat_rows = await _all(db, f"SELECT * FROM seats WHERE game_id IN ({marks})", ids)
-            result_rows = await _all(
-                db,
-                f"SELECT game_id, {_RESULT_COLUMNS} FROM results WHERE game_id IN ({marks}) ORDER BY seat",
-                ids,
+            return (
+                games,
+                _all(conn, f"SELECT * FROM seats WHERE game_id IN ({marks})", ids),
+                _all(
+                    conn,
+                    f"SELECT game_id, {_RESULT_COLUMNS} FROM results WHERE game_id IN ({marks}) ORDER BY seat",
+                    ids,
+                ),
             )
-        seats_of: dict[str, list[sqlite3.Row]] = defaultdict(list)
-        for row in seat_rows:
-            seats_of[row["game_id"]].append(row)
+
+        games, seat_rows, result_rows = await self._read(rows)
+        seats_of = _group_by_game(seat_rows)
         results_of: dict[str, list[SeatResult]] = defaultdict(list)
         for row in result_rows:
             results_of[row["game_id"]].append(_seat_result(row))
@@ -726,22 +807,28 @@ class SqliteStore:
             raise ValueError(f"unknown leaderboard sort {sort!r}")
         key = _SORT_KEYS[sort]
         board = (guild_id, mode, min_games if sort == "win_rate" else 1)
-        async with self._snapshot() as db:
-            rows = await _all(
-                db,
+
+        def page(conn: sqlite3.Connection) -> tuple[list[sqlite3.Row], int]:
+            rows = _all(
+                conn,
                 f"SELECT {key} AS sort_key, * FROM ratings WHERE {_ON_BOARD}"
                 f" ORDER BY {key} DESC, ordinal DESC, player_key LIMIT ? OFFSET ?",
                 (*board, limit, offset),
             )
             if not rows:
-                return []
+                return rows, 0
             # Only the page's first rank needs counting: after it, a row shares the rank of the row
             # before when their keys tie, and otherwise its rank is its position.
-            first = await _one(
-                db, f"SELECT count(*) + 1 FROM ratings WHERE {_ON_BOARD} AND {key} > ?", (*board, rows[0]["sort_key"])
+            first = _one(
+                conn, f"SELECT count(*) + 1 FROM ratings WHERE {_ON_BOARD} AND {key} > ?", (*board, rows[0]["sort_key"])
             )
-        assert first is not None
-        ranks = [int(first[0])]
+            assert first is not None
+            return rows, int(first[0])
+
+        rows, first_rank = await self._read(page)
+        if not rows:
+            return []
+        ranks = [first_rank]
         for position, (previous, row) in enumerate(pairwise(rows), start=offset + 2):
             ranks.append(ranks[-1] if row["sort_key"] == previous["sort_key"] else position)
         return [
@@ -763,9 +850,10 @@ class SqliteStore:
 
     async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
         key = str(user_id)
-        async with self._snapshot() as db:
-            totals = await _one(
-                db,
+
+        def rows(conn: sqlite3.Connection) -> tuple[sqlite3.Row | None, list[sqlite3.Row]]:
+            totals = _one(
+                conn,
                 "SELECT count(*) AS games, total(won) AS wins, total(final_score) AS points,"
                 " total(bids_made) AS bids_made, total(bids_made + bids_set) AS bids_total,"
                 " total(nils_made) AS nils_made, total(nils_tried) AS nils_tried,"
@@ -773,14 +861,17 @@ class SqliteStore:
                 " FROM results WHERE guild_id = ?1 AND player_key = ?2 AND (?3 IS NULL OR mode = ?3)",
                 (guild_id, key, mode),
             )
-            ratings = await _all(
-                db,
+            ratings = _all(
+                conn,
                 "SELECT r.*, (SELECT count(*) + 1 FROM ratings AS o WHERE o.guild_id = r.guild_id"
                 " AND o.mode = r.mode AND o.is_bot = 0 AND o.ordinal > r.ordinal) AS rank"
                 " FROM ratings AS r WHERE r.guild_id = ?1 AND r.mode IN ('cutthroat', 'solo', 'partners')"
                 " AND r.player_key = ?2 AND (?3 IS NULL OR r.mode = ?3) ORDER BY r.mode",
                 (guild_id, key, mode),
             )
+            return totals, ratings
+
+        totals, ratings = await self._read(rows)
         assert totals is not None
         games, hands = int(totals["games"]), int(totals["hands"])
         return PlayerStats(
@@ -807,23 +898,28 @@ class SqliteStore:
     # -- server settings ------------------------------------------------------------------------------
 
     async def get_settings(self, guild_id: int) -> dict[str, Any]:
-        async with self._snapshot() as db:
-            row = await _one(db, "SELECT settings_json FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        row = await self._read(partial(_settings_row, guild_id=guild_id))
         return {} if row is None else replay.loads_object(row["settings_json"])
 
     async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
-        async with self._transaction() as db:
-            row = await _one(db, "SELECT settings_json FROM guild_settings WHERE guild_id = ?", (guild_id,))
+        def update(conn: sqlite3.Connection) -> dict[str, Any]:
+            row = _settings_row(conn, guild_id)
             settings = {} if row is None else replay.loads_object(row["settings_json"])
             for key, value in changes.items():
                 if value is None:
                     settings.pop(key, None)
                 else:
                     settings[key] = value
-            await db.execute(
+            conn.execute(
                 "INSERT INTO guild_settings (guild_id, settings_json, updated_at) VALUES (?, ?, ?)"
                 " ON CONFLICT (guild_id) DO UPDATE SET settings_json = excluded.settings_json,"
                 " updated_at = excluded.updated_at",
                 (guild_id, replay.dumps(settings), time.time()),
             )
-        return settings
+            return settings
+
+        return await self._write(update)
+
+
+def _settings_row(conn: sqlite3.Connection, guild_id: int) -> sqlite3.Row | None:
+    return _one(conn, "SELECT settings_json FROM guild_settings WHERE guild_id = ?", (guild_id,))

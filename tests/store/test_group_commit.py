@@ -75,3 +75,18 @@ async def test_a_caller_that_gives_up_does_not_undo_a_shared_commit(store: Store
         stored = await store.load_game(game_id)
         assert stored is not None and stored.game is not None
         assert stored.game.event_count == expected.event_count
+
+
+async def test_two_actions_of_one_game_in_one_commit_both_land_in_order(store: Store) -> None:
+    """A batch is normally one statement checked against what was stored before it; a game's second
+    action in the same batch must still land after its first, not be refused as a gap."""
+    await _started(store, "g1", actions=3, seed=5)
+    later = random_game("g1", actions=7, seed=5)
+    first = store.append_events("g1", 4, [event_to_json(e) for e in later.events[3:5]])
+    second = store.append_events("g1", 6, [event_to_json(later.events[5])], Deadline("remind", 1.0))
+    third = store.append_events("g1", 7, [event_to_json(later.events[6])])
+    assert await asyncio.gather(first, second, third) == [None, None, None]
+    stored = await store.load_game("g1")
+    assert stored is not None and stored.game is not None
+    assert stored.game.to_json() == later.to_json()
+    assert stored.info.deadline == Deadline("remind", 1.0)

@@ -23,7 +23,6 @@ from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.interactions import Interactions, report_error
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.views import DYNAMIC_ITEMS
 from bot.service import GameService
 from bot.store import Store, StoreError, open_store
 
@@ -76,7 +75,6 @@ class SpadesBot(discord.Client):
             self._store, self.publisher, decider=self.runner,
             bot_move_delay=self.config.bot_move_delay, turn_timeout=self.config.turn_timeout,
         )
-        self.add_dynamic_items(*DYNAMIC_ITEMS)
         self.tree.add_command(SpadesCommands())
         await self._sync_commands()
         recovery = await self._service.recover()
@@ -87,6 +85,10 @@ class SpadesBot(discord.Client):
         gc.collect()
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD, 20, 100)
+
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.type is discord.InteractionType.component:
+            await self.ui.on_button(interaction)
 
     async def _sync_commands(self) -> None:
         """Sync only when the command tree (or its target) changed since the last sync."""

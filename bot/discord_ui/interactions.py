@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.discord_ui.render import lobby_text, private_hand_text
-from bot.discord_ui.views import bid_view, hand_view, lobby_view
+from bot.discord_ui.views import bid_view, hand_view, lobby_view, parse_button
 from bot.service import GameService, LiveGame, Refusal
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 GENERIC_FAILURE = "Something went wrong on my side; nothing changed. Please try again."
+UNKNOWN_BUTTON = "That button isn't one I know any more; use /spades hand or /spades table for fresh ones."
 
 
 async def reply_privately(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
@@ -65,6 +66,23 @@ class Interactions:
 
     def _game(self, game_id: str) -> LiveGame:
         return self.service.require_game(game_id)
+
+    async def on_button(self, interaction: discord.Interaction[Any]) -> None:
+        """Every click on one of this bot's buttons, on whatever message and however old."""
+        data: dict[str, Any] = dict(interaction.data or {})
+        click = parse_button(str(data.get("custom_id", "")))
+        if click is None:
+            await report_error(interaction, Refusal(UNKNOWN_BUTTON))
+        elif click.kind == "lobby":
+            await self.lobby_button(interaction, click.game_id, click.action)
+        elif click.kind == "table":
+            await self.table_button(interaction, click.game_id, click.action)
+        elif click.kind == "bid":
+            await self.bid_button(interaction, click.game_id, "blind nil" if click.action == "blind" else click.action)
+        elif click.kind == "card":
+            await self.card_button(interaction, click.game_id, int(click.action))
+        else:
+            await self.reveal_button(interaction, click.game_id)
 
     async def guarded(self, interaction: discord.Interaction[Any], action: Any) -> None:
         try:

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from bot.discord_ui.render import (
     game_over_text,
     hand_summary,
@@ -14,7 +16,7 @@ from bot.discord_ui.render import (
     scoreboard_text,
     table_text,
 )
-from bot.discord_ui.views import bid_view, hand_view
+from bot.discord_ui.views import Click, bid_view, hand_view, parse_button
 from bot.engine import Game, Mode, Phase, Rules, card_label, mask_of, parse_card, seat_view
 from bot.service import LiveGame
 from bot.store import FinishOutcome, Seat
@@ -96,12 +98,16 @@ def test_private_hand_and_buttons_follow_discord_limits() -> None:
     seat = game.turn
     assert seat is not None
     view = seat_view(game, seat)
-    buttons = bid_view(live.game_id, view).children
-    assert len(buttons) == 19 and len({b.custom_id for b in buttons}) == 19  # type: ignore[attr-defined]
+    buttons = bid_view(live.game_id, view).buttons
+    assert len(buttons) == 19 and len({b["custom_id"] for b in buttons}) == 19
     hand = hand_view(live.game_id, view)
-    assert hand is not None and len(hand.children) == 19  # 18 cards and a Bid button
-    for item in hand.children:
-        assert len(item.custom_id) <= 100  # type: ignore[attr-defined]
+    assert hand is not None and len(hand.buttons) == 19  # 18 cards and a Bid button
+    rows = hand.to_components()
+    assert len(rows) == 4 and all(len(row["components"]) <= 5 for row in rows)
+    for button in hand.buttons:
+        assert len(button["custom_id"]) <= 100 and parse_button(button["custom_id"]) is not None
+    enabled = [parse_button(b["custom_id"]) for b in hand.buttons if not b["disabled"]]
+    assert {int(c.action) for c in enabled if c is not None and c.kind == "card"} == set(view.legal_cards)
     shown = private_hand_text(live, view).splitlines()[1]
     assert mask_of(_cards_in(shown)) == game.hand_mask(seat)
 
@@ -116,7 +122,7 @@ def test_hidden_cards_are_not_in_the_private_text_either() -> None:
     assert "Blind nil" in text and not LABEL.findall(text)
     buttons = hand_view(live.game_id, view)
     assert buttons is not None
-    assert [b.item.label for b in buttons.children] == ["Blind nil", "Show my cards"]  # type: ignore[attr-defined]
+    assert [b["label"] for b in buttons.buttons] == ["Blind nil", "Show my cards"]
 
 
 def test_lobby_and_hand_text() -> None:
@@ -137,9 +143,26 @@ def test_the_hand_dm_only_carries_buttons_that_stay_meaningful() -> None:
     first = game.turn
     assert first is not None
     bidder = dm_view(live.game_id, seat_view(game, first))
-    assert bidder is not None and [b.item.label for b in bidder.children] == ["Bid"]  # type: ignore[attr-defined]
+    assert bidder is not None and [b["label"] for b in bidder.buttons] == ["Bid"]
     assert dm_view(live.game_id, seat_view(game, (first + 1) % 3)) is None
     hidden = seat_view(game, first)._replace(hand=(), cards_hidden=True, can_blind_nil=False)
     hidden_buttons = dm_view(live.game_id, hidden)
     assert hidden_buttons is not None
-    assert [b.item.label for b in hidden_buttons.children] == ["Blind nil", "Show my cards"]  # type: ignore[attr-defined]
+    assert [b["label"] for b in hidden_buttons.buttons] == ["Blind nil", "Show my cards"]
+
+
+@pytest.mark.parametrize(("custom_id", "click"), [
+    ("spades:card:0a1b:51", Click("card", "0a1b", "51")),
+    ("spades:bid:0a1b:blind", Click("bid", "0a1b", "blind")),
+    ("spades:lobby:ff:addbot", Click("lobby", "ff", "addbot")),
+    ("spades:table:ff:act", Click("table", "ff", "act")),
+    ("spades:reveal:ff", Click("reveal", "ff", "")),
+    ("spades:reveal:ff:x", None),
+    ("spades:card:ff:AS", None),
+    ("spades:lobby:ff:kick", None),
+    ("spades:card:NOTHEX:1", None),
+    ("other:card:ff:1", None),
+    ("spades:card:ff", None),
+])
+def test_a_click_is_read_from_its_custom_id_alone(custom_id: str, click: Click | None) -> None:
+    assert parse_button(custom_id) == click

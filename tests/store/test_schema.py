@@ -66,10 +66,10 @@ async def test_connection_pragmas(tmp_path: Path, option: str, synchronous: int)
     store = await open_store(f"sqlite:///{tmp_path / 'spades.db'}{option}")
     try:
         writer = store._writer  # type: ignore[attr-defined]
-        assert (await (await writer.execute("PRAGMA journal_mode")).fetchone())[0] == "wal"
-        assert (await (await writer.execute("PRAGMA foreign_keys")).fetchone())[0] == 1
-        assert (await (await writer.execute("PRAGMA busy_timeout")).fetchone())[0] > 0
-        assert (await (await writer.execute("PRAGMA synchronous")).fetchone())[0] == synchronous
+        assert writer.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert writer.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert writer.execute("PRAGMA busy_timeout").fetchone()[0] > 0
+        assert writer.execute("PRAGMA synchronous").fetchone()[0] == synchronous
     finally:
         await store.close()
 

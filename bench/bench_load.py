@@ -23,6 +23,7 @@ import re
 import sys
 import tempfile
 import time
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -253,6 +254,7 @@ async def main(seconds: float, games: int, synchronous: str, log_path: Path | No
             latencies = sorted(fake.ack_latencies[baseline:])
             unanswered = sum(1 for i in fake.interactions.values() if i.response is None)
             kinds = by_kind(list(fake.interactions.values()))
+            rest_calls = Counter(f"{r.method} {r.template}" for r in fake.requests if r.at >= started)
             log = bot.log_text()
             if log_path is not None:
                 log_path.write_text(log)
@@ -277,6 +279,7 @@ async def main(seconds: float, games: int, synchronous: str, log_path: Path | No
         "ack_max_ms": round(1000 * latencies[-1], 2) if latencies else None,
         "acks_over_3s": sum(1 for x in latencies if x > 3.0),
         "by_kind": kinds,
+        "rest_calls": dict(rest_calls.most_common()),  # every REST request the bot made while they played
         "bot_cpu_s": bot_cpu,  # CPU the bot process used while the players played
         "fake_and_players_cpu_s": round(own_cpu, 1),  # this process: a busy fake delays acks too
         "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2)},

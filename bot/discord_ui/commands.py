@@ -98,9 +98,10 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         service = _bot(interaction).service
         live = await service.new_lobby(_guild_id(interaction), _channel_id(interaction), interaction.user.id,
                                        display_name(interaction.user), mode, options)
-        await interaction.response.send_message(lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
-        message = await interaction.original_response()
-        await service.set_lobby_message(live, message.id)
+        sent = await interaction.response.send_message(lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
+        # The callback's answer names the new message: no second request for it.
+        message_id = sent.message_id or (await interaction.original_response()).id
+        await service.set_lobby_message(live, message_id)
 
     @app_commands.command(description="Take a seat in this channel's lobby")
     async def join(self, interaction: discord.Interaction[Any]) -> None:

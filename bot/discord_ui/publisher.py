@@ -204,11 +204,13 @@ class Publisher:
                 continue
             view = seat_view(game, seat.seat)
             try:
-                user = self.client.get_user(seat.user_id) or await self.client.fetch_user(seat.user_id)
+                # The DM channel straight from the id (cached after the first hand): with no member
+                # intent the user is rarely cached, and fetching them first was a request per DM.
+                channel = await self.client.create_dm(discord.Object(seat.user_id))
                 text = private_hand_text(live, view)
                 if not view.cards_hidden:
                     text += "\nBid and play with the table's buttons, or `/spades bid` and `/spades play`."
-                await user.send(text, view=dm_view(live.game_id, view) or discord.utils.MISSING)
+                await channel.send(text, view=dm_view(live.game_id, view) or discord.utils.MISSING)
             except discord.Forbidden as error:
                 if error.code != DM_CLOSED and error.code is not None:
                     raise

@@ -35,10 +35,11 @@ def run_and_kill(url: str, game_ids: list[str], acks_before_kill: int) -> dict[s
         if count == acks_before_kill:
             child.send_signal(signal.SIGKILL)
             break
-    # lines already in the pipe were acknowledged too
+    # lines already in the pipe were acknowledged too; a last line the kill cut short says nothing
     for line in child.stdout:
-        game_id, seq = line.split()
-        acked[game_id].add(int(seq))
+        if line.endswith("\n"):
+            game_id, seq = line.split()
+            acked[game_id].add(int(seq))
     assert child.wait(timeout=30) == -signal.SIGKILL
     return acked
 

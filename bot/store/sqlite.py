@@ -77,8 +77,8 @@ Synchronous = Literal["full", "normal"]
 _UNFINISHED = "status IN ('lobby', 'playing')"
 _UNFINISHED_IDS = f"SELECT game_id FROM games WHERE {_UNFINISHED}"
 
-# Only the next seq of a game that is playing is inserted; one statement, so one atomic transaction,
-# and RETURNING tells whether it was, in the same round trip to the database thread.
+# Only the next seq of a game that is playing is inserted (the one-action-at-a-time path of a group
+# commit); RETURNING tells whether it was, in the same statement.
 _APPEND = """
 INSERT INTO events (game_id, seq, event_json, created_at)
 SELECT ?1, ?2, ?3, ?4

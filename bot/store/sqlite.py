@@ -1,29 +1,37 @@
 """The SQLite backend of `Store`.
 
 Two connections. The writer runs on the event loop itself: every write is one short transaction
-(a few indexed statements and, with `synchronous=FULL`, one fsync: about 0.4 ms here), and a thread
-hand-off cost far more than that under load, because the thread had to wait for the GIL and a free
-core while the loop kept both busy (median 25 ms, p99 over 250 ms per save in the load benchmark).
-Turns' events from many games share one commit (group commit), so the fsyncs stay few.
+(a few indexed statements, about 0.06 ms here), and a thread hand-off cost far more than that under
+load, because each sqlite3 call on a thread has to win the GIL back from the busy loop (median 25 ms,
+p99 over 250 ms per save in the load benchmark). Turns' events from many games share one commit
+(group commit).
+
+The fsync that makes a commit durable (about 0.4 ms, most of a write) is the one thing done off the
+loop: SQLite itself runs with `synchronous=NORMAL`, which in WAL mode writes each commit to the log
+without syncing it, and the store then fsyncs the log on a thread of its own before the caller
+hears back; that is exactly what `synchronous=FULL` does at COMMIT. One fsync covers every commit
+made before it started, so commits that pile up behind one share the next.
 
 The reader is a query-only aiosqlite connection on its own thread, for everything that may scan:
 leaderboards, stats, records, recovery. It sees only committed data and never waits behind a
 write; WAL mode lets the two run side by side, and the reader's thread also runs the WAL
 checkpoints, so copying the log back into the database never stalls the loop.
 
-With `synchronous=FULL` (the default) a commit survives power loss; `normal` still survives any
+With `synchronous=full` (the default) a commit survives power loss; `normal` still survives any
 crash of the process but may lose the last commits if the machine itself goes down, in exchange
-for skipping an fsync per write.
+for skipping the fsync.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
@@ -181,10 +189,11 @@ def _set_up_connection(busy_timeout_ms: int, *pragmas: str) -> Work[None]:
     return run
 
 
-def _open_writer(path: Path, synchronous: Synchronous) -> sqlite3.Connection:
+def _open_writer(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, isolation_level=None)
     try:
-        _set_up_connection(WRITER_BUSY_TIMEOUT_MS, f"PRAGMA synchronous = {synchronous.upper()}")(conn)
+        # NORMAL: the log is written at COMMIT but synced by `_WalSync`, off the loop
+        _set_up_connection(WRITER_BUSY_TIMEOUT_MS, "PRAGMA synchronous = NORMAL")(conn)
         _migrate(path)(conn)
         conn.execute("PRAGMA wal_autocheckpoint = 0")  # the reader's thread checkpoints instead
     except BaseException:
@@ -331,7 +340,7 @@ class _QueuedAction:
     first_seq: int
     payloads: list[str]
     deadline: Deadline | Unchanged | None
-    done: asyncio.Future[None]
+    committed: asyncio.Future[int]  # the commit's number, for `_durable`
 
 
 def _status(conn: sqlite3.Connection, game_id: str) -> str:
@@ -528,6 +537,63 @@ def _group_by_game(rows: Iterable[sqlite3.Row]) -> dict[str, list[sqlite3.Row]]:
     return grouped
 
 
+class _WalSync:
+    """Makes commits durable off the loop: fsyncs of the WAL file, one at a time, on a thread of its own.
+
+    Commits are numbered as they are made. A commit is on disk once an fsync that started after it
+    has finished, so every commit made while one fsync runs shares the next. The log file exists
+    once anything was committed, so it is opened at the first fsync.
+    """
+
+    def __init__(self, wal_path: Path) -> None:
+        self._path = wal_path
+        self._fd: int | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="wal-sync")
+        self._made = 0
+        self._synced = 0
+        self._running: asyncio.Future[None] | None = None
+
+    def note_commit(self) -> int:
+        self._made += 1
+        return self._made
+
+    async def durable(self, commit: int) -> None:
+        """Return once commit number `commit` is on disk. A waiter that gives up stops no fsync."""
+        while self._synced < commit:
+            if self._running is None:
+                self._running = asyncio.ensure_future(self._sync())
+            try:
+                await asyncio.shield(self._running)
+            except OSError as exc:
+                raise StoreError(f"{self._path}: the log could not be synced to disk: {exc}") from exc
+
+    async def _sync(self) -> None:
+        covered = self._made
+        try:
+            await asyncio.get_running_loop().run_in_executor(self._thread, self._fsync)
+        finally:
+            self._running = None
+        self._synced = covered
+
+    def _fsync(self) -> None:
+        if self._fd is None:
+            self._fd = os.open(self._path, os.O_RDONLY)
+            directory = os.open(self._path.parent, os.O_RDONLY)  # the log's own entry, once
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+        os.fsync(self._fd)
+
+    async def close(self) -> None:
+        try:
+            await self.durable(self._made)
+        finally:
+            self._thread.shutdown()
+            if self._fd is not None:
+                os.close(self._fd)
+
+
 class SqliteStore:
     """`Store` on a SQLite file. Open it with `SqliteStore.open(path)` or `open_store(url)`.
 
@@ -536,9 +602,10 @@ class SqliteStore:
     transaction or none; a read on the reader's thread, in one hand-off.
     """
 
-    def __init__(self, writer: sqlite3.Connection, reader: aiosqlite.Connection) -> None:
+    def __init__(self, writer: sqlite3.Connection, reader: aiosqlite.Connection, wal_sync: _WalSync | None) -> None:
         self._writer = writer
         self._reader = reader
+        self._wal_sync = wal_sync
         self._queued: list[_QueuedAction] = []
         self._committer: asyncio.Task[None] | None = None
         self._commits = 0
@@ -549,7 +616,7 @@ class SqliteStore:
         """Create the file and its folder if missing, refuse a newer schema, migrate an older one."""
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            writer = _open_writer(path, synchronous)
+            writer = _open_writer(path)
             try:
                 reader = await _open_reader(path)
             except BaseException:
@@ -559,22 +626,34 @@ class SqliteStore:
             if exc.sqlite_errorcode in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
                 raise StoreError(f"{path} is not a readable SQLite database: {exc}") from exc
             raise
-        return cls(writer, reader)
+        return cls(writer, reader, _WalSync(Path(f"{path}-wal")) if synchronous == "full" else None)
 
     async def close(self) -> None:
         for task in (self._committer, self._checkpointer):
             if task is not None:
                 await asyncio.wait([task])  # actions already handed over are saved first
+        if self._wal_sync is not None:
+            await self._wal_sync.close()
         await self._reader.close()
         self._writer.close()  # the last connection to close checkpoints and removes the log
 
     async def _write(self, work: Work[T]) -> T:
+        result, commit = self._commit(work)
+        await self._durable(commit)
+        return result
+
+    def _commit(self, work: Work[T]) -> tuple[T, int]:
+        """Run `work` as one transaction on the loop, without an await; its result and commit number."""
         result = _write_transaction(work)(self._writer)
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and (self._checkpointer is None or self._checkpointer.done()):
             self._commits = 0
             self._checkpointer = asyncio.create_task(self._checkpoint())
-        return result
+        return result, self._wal_sync.note_commit() if self._wal_sync is not None else 0
+
+    async def _durable(self, commit: int) -> None:
+        if self._wal_sync is not None:
+            await self._wal_sync.durable(commit)
 
     async def _checkpoint(self) -> None:
         """Copy the log back into the database off the loop. PASSIVE never blocks the writer."""
@@ -686,28 +765,27 @@ class SqliteStore:
         if self._committer is None or self._committer.done():
             self._committer = asyncio.create_task(self._commit_queued())
         # Shielded: a caller that gives up must not cancel a batch that holds other games' actions.
-        await asyncio.shield(item.done)
+        await self._durable(await asyncio.shield(item.committed))
 
     async def _commit_queued(self) -> None:
-        """Group commit: every action queued meanwhile goes into one transaction (one fsync); callers
-        hear back after COMMIT."""
-        while self._queued:
-            batch, self._queued = self._queued, []
-            try:
-                outcomes = await self._write(partial(_append_batch, batch=batch, now=time.time()))
-            except BaseException as error:
-                failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
-                for item in batch:
-                    if not item.done.done():
-                        item.done.set_exception(failure)
-                if not isinstance(error, Exception):
-                    raise
-                continue
-            for item, outcome in zip(batch, outcomes, strict=True):
-                if outcome is None:
-                    item.done.set_result(None)
-                else:
-                    item.done.set_exception(outcome)
+        """Group commit: every action queued meanwhile goes into one transaction. Each caller hears its
+        commit number and waits for it to be durable, while the next batch is already committed."""
+        batch, self._queued = self._queued, []
+        try:
+            outcomes, commit = self._commit(partial(_append_batch, batch=batch, now=time.time()))
+        except BaseException as error:
+            failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
+            for item in batch:
+                if not item.committed.done():
+                    item.committed.set_exception(failure)
+            if not isinstance(error, Exception):
+                raise
+            return
+        for item, outcome in zip(batch, outcomes, strict=True):
+            if outcome is None:
+                item.committed.set_result(commit)
+            else:
+                item.committed.set_exception(outcome)
 
     async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
         return await self._write(partial(_finish, game_id=game_id, results=results))

@@ -340,7 +340,7 @@ class _QueuedAction:
     first_seq: int
     payloads: list[str]
     deadline: Deadline | Unchanged | None
-    committed: asyncio.Future[int]  # the commit's number, for `_durable`
+    done: asyncio.Future[None]
 
 
 def _status(conn: sqlite3.Connection, game_id: str) -> str:
@@ -541,8 +541,10 @@ class _WalSync:
     """Makes commits durable off the loop: fsyncs of the WAL file, one at a time, on a thread of its own.
 
     Commits are numbered as they are made. A commit is on disk once an fsync that started after it
-    has finished, so every commit made while one fsync runs shares the next. The log file exists
-    once anything was committed, so it is opened at the first fsync.
+    has finished, so every commit made while one fsync runs shares the next. The thread reports
+    straight back to the loop with one callback, and waiters are plain futures: under load every
+    extra task step or future callback is another pass through a busy loop for the caller.
+    The log file exists once anything was committed, so it is opened at the first fsync.
     """
 
     def __init__(self, wal_path: Path) -> None:
@@ -551,29 +553,34 @@ class _WalSync:
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="wal-sync")
         self._made = 0
         self._synced = 0
-        self._running: asyncio.Future[None] | None = None
+        self._running = False
+        self._waiting: list[tuple[int, asyncio.Future[None]]] = []
 
     def note_commit(self) -> int:
         self._made += 1
         return self._made
 
-    async def durable(self, commit: int) -> None:
-        """Return once commit number `commit` is on disk. A waiter that gives up stops no fsync."""
-        while self._synced < commit:
-            if self._running is None:
-                self._running = asyncio.ensure_future(self._sync())
-            try:
-                await asyncio.shield(self._running)
-            except OSError as exc:
-                raise StoreError(f"{self._path}: the log could not be synced to disk: {exc}") from exc
+    def resolve_when_durable(self, commit: int, done: asyncio.Future[None]) -> None:
+        """Resolve `done` once commit number `commit` is on disk (or fail it with a StoreError)."""
+        if commit <= self._synced:
+            done.set_result(None)
+            return
+        self._waiting.append((commit, done))
+        if not self._running:
+            self._start(asyncio.get_running_loop())
 
-    async def _sync(self) -> None:
-        covered = self._made
+    def _start(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._running = True
+        self._thread.submit(self._fsync_and_report, loop, self._made)
+
+    def _fsync_and_report(self, loop: asyncio.AbstractEventLoop, covered: int) -> None:
+        """On the thread."""
+        error: OSError | None = None
         try:
-            await asyncio.get_running_loop().run_in_executor(self._thread, self._fsync)
-        finally:
-            self._running = None
-        self._synced = covered
+            self._fsync()
+        except OSError as exc:
+            error = exc
+        loop.call_soon_threadsafe(self._synced_up_to, loop, covered, error)
 
     def _fsync(self) -> None:
         if self._fd is None:
@@ -585,9 +592,28 @@ class _WalSync:
                 os.close(directory)
         os.fsync(self._fd)
 
+    def _synced_up_to(self, loop: asyncio.AbstractEventLoop, covered: int, error: OSError | None) -> None:
+        self._running = False
+        if error is None:
+            self._synced = covered
+        waiting, self._waiting = self._waiting, []
+        for commit, done in waiting:
+            if done.done():
+                continue  # its caller gave up; the commit is made all the same
+            if commit <= self._synced:
+                done.set_result(None)
+            elif error is not None and commit <= covered:
+                done.set_exception(StoreError(f"{self._path}: the log could not be synced to disk: {error}"))
+            else:
+                self._waiting.append((commit, done))
+        if self._waiting:
+            self._start(loop)
+
     async def close(self) -> None:
         try:
-            await self.durable(self._made)
+            final: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self.resolve_when_durable(self._made, final)
+            await final
         finally:
             self._thread.shutdown()
             if self._fd is not None:
@@ -607,7 +633,6 @@ class SqliteStore:
         self._reader = reader
         self._wal_sync = wal_sync
         self._queued: list[_QueuedAction] = []
-        self._committer: asyncio.Task[None] | None = None
         self._commits = 0
         self._checkpointer: asyncio.Task[None] | None = None
 
@@ -629,9 +654,10 @@ class SqliteStore:
         return cls(writer, reader, _WalSync(Path(f"{path}-wal")) if synchronous == "full" else None)
 
     async def close(self) -> None:
-        for task in (self._committer, self._checkpointer):
-            if task is not None:
-                await asyncio.wait([task])  # actions already handed over are saved first
+        if self._queued:
+            self._commit_queued()  # actions already handed over are saved first
+        if self._checkpointer is not None:
+            await asyncio.wait([self._checkpointer])
         if self._wal_sync is not None:
             await self._wal_sync.close()
         await self._reader.close()
@@ -639,7 +665,10 @@ class SqliteStore:
 
     async def _write(self, work: Work[T]) -> T:
         result, commit = self._commit(work)
-        await self._durable(commit)
+        if self._wal_sync is not None:
+            durable: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+            self._wal_sync.resolve_when_durable(commit, durable)
+            await durable
         return result
 
     def _commit(self, work: Work[T]) -> tuple[T, int]:
@@ -650,10 +679,6 @@ class SqliteStore:
             self._commits = 0
             self._checkpointer = asyncio.create_task(self._checkpoint())
         return result, self._wal_sync.note_commit() if self._wal_sync is not None else 0
-
-    async def _durable(self, commit: int) -> None:
-        if self._wal_sync is not None:
-            await self._wal_sync.durable(commit)
 
     async def _checkpoint(self) -> None:
         """Copy the log back into the database off the loop. PASSIVE never blocks the writer."""
@@ -762,30 +787,28 @@ class SqliteStore:
             asyncio.get_running_loop().create_future(),
         )
         self._queued.append(item)
-        if self._committer is None or self._committer.done():
-            self._committer = asyncio.create_task(self._commit_queued())
-        # Shielded: a caller that gives up must not cancel a batch that holds other games' actions.
-        await self._durable(await asyncio.shield(item.committed))
+        if len(self._queued) == 1:
+            asyncio.get_running_loop().call_soon(self._commit_queued)
+        await item.done  # a caller that gives up leaves its action in the batch: it is saved all the same
 
-    async def _commit_queued(self) -> None:
-        """Group commit: every action queued meanwhile goes into one transaction. Each caller hears its
-        commit number and waits for it to be durable, while the next batch is already committed."""
+    def _commit_queued(self) -> None:
+        """Group commit: every action queued meanwhile goes into one transaction. Callers hear back
+        once it is durable, by which time later batches may already be committed."""
         batch, self._queued = self._queued, []
+        outcomes: Sequence[Exception | None]
         try:
             outcomes, commit = self._commit(partial(_append_batch, batch=batch, now=time.time()))
-        except BaseException as error:
-            failure = error if isinstance(error, Exception) else StoreError("the write was interrupted")
-            for item in batch:
-                if not item.committed.done():
-                    item.committed.set_exception(failure)
-            if not isinstance(error, Exception):
-                raise
-            return
+        except Exception as error:
+            outcomes, commit = [error] * len(batch), 0
         for item, outcome in zip(batch, outcomes, strict=True):
-            if outcome is None:
-                item.committed.set_result(commit)
+            if item.done.done():
+                continue
+            if outcome is not None:
+                item.done.set_exception(outcome)
+            elif self._wal_sync is not None:
+                self._wal_sync.resolve_when_durable(commit, item.done)
             else:
-                item.committed.set_exception(outcome)
+                item.done.set_result(None)
 
     async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
         return await self._write(partial(_finish, game_id=game_id, results=results))

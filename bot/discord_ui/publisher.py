@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,7 @@ TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
+DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
 
 
 class Publisher:
@@ -60,6 +62,7 @@ class Publisher:
         self._workers: dict[str, asyncio.Task[None]] = {}
         self._last_table_edit: dict[str, float] = {}
         self._dm_failed: set[tuple[str, int]] = set()
+        self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id, least recent first
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change]) -> None:
@@ -195,6 +198,20 @@ class Publisher:
             with contextlib.suppress(discord.HTTPException):
                 await channel.get_partial_message(old).edit(view=None)  # type: ignore[attr-defined]
 
+    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+        """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so
+        with more players than that every hand dealt cost a request to open each DM again; and with
+        no member intent the user is rarely cached, so the channel is opened from the id alone."""
+        channel_id = self._dm_channels.get(user_id)
+        if channel_id is None:
+            channel_id = (await self.client.create_dm(discord.Object(user_id))).id
+            self._dm_channels[user_id] = channel_id
+            if len(self._dm_channels) > DM_CHANNELS_KEPT:
+                self._dm_channels.popitem(last=False)
+        else:
+            self._dm_channels.move_to_end(user_id)
+        return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
     async def _send_hands(self, live: LiveGame, change: HandDealt) -> None:
         game = live.game
         if game is None or game.hand_number != change.hand_number or game.phase is Phase.DEALING:
@@ -204,9 +221,7 @@ class Publisher:
                 continue
             view = seat_view(game, seat.seat)
             try:
-                # The DM channel straight from the id (cached after the first hand): with no member
-                # intent the user is rarely cached, and fetching them first was a request per DM.
-                channel = await self.client.create_dm(discord.Object(seat.user_id))
+                channel = await self._dm_channel(seat.user_id)
                 text = private_hand_text(live, view)
                 if not view.cards_hidden:
                     text += "\nBid and play with the table's buttons, or `/spades bid` and `/spades play`."

@@ -35,5 +35,7 @@ async def test_player_with_closed_dms_plays_the_whole_hand(spades: Spades) -> No
     panel = await table.hand(carol)
     assert f"game `{table.game_id}`, hand 2" in panel.content
     assert notices() == [notice.content]  # told once, not again for the second hand
+    opened = [int(r.body["recipient_id"]) for r in spades.fake.requests if r.template == "/users/@me/channels"]
+    assert sorted(opened) == sorted(u.id for u in (alice, bob, carol))  # each DM opened once, not per hand
     carol_dms = spades.fake.dm_channels.get(carol.id)
     assert carol_dms is None or not carol_dms.messages

@@ -13,11 +13,12 @@ import pytest
 
 from bot.engine import event_to_json
 from bot.store import open_store
+from bot.store import sqlite as sqlite_backend
 from tests.store.helpers import random_game, seats_for, store_game
 
 
 class HeldFsync:
-    """os.fsync that records which file it synced and waits until the test lets it go."""
+    """os.fsync (and fdatasync) that records which file it synced and waits until the test lets it go."""
 
     def __init__(self, real: Callable[[int], None]) -> None:
         self.real = real
@@ -35,6 +36,7 @@ class HeldFsync:
 def fsync(monkeypatch: pytest.MonkeyPatch) -> HeldFsync:
     held = HeldFsync(os.fsync)
     monkeypatch.setattr(os, "fsync", held)
+    monkeypatch.setattr(sqlite_backend, "_sync_data", held)
     return held
 
 

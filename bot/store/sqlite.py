@@ -799,6 +799,8 @@ class SqliteStore:
     def _commit_queued(self) -> None:
         """Group commit: every action queued meanwhile goes into one transaction. Callers hear back
         once it is durable, by which time later batches may already be committed."""
+        if not self._queued:
+            return  # `close` committed them already
         batch, self._queued = self._queued, []
         outcomes: Sequence[Exception | None]
         try:

@@ -3,6 +3,13 @@
 The game and Discord code use only `Store` (opened with `open_store`) and the values in
 `bot.store.models`; SQL stays inside the backend, so another backend can be added behind the same
 interface.
+
+Every failure is a `StoreError` (see `bot.store.errors`): `StoreUnavailable` when the database
+can't be used right now (nothing was saved), `DatabaseGone` once its file was deleted or replaced,
+and at start-up `DatabaseUrlError`, `DatabaseInUseError`, `SchemaTooNewError` or a plain
+`StoreError` (a damaged file, a SQLite too old), each with one line an operator can act on.
+Posts owed to Discord are kept in the transaction of the write that owes them (`Post`,
+`pending_posts`, `posts_delivered`): the outbox.
 """
 
 from __future__ import annotations
@@ -13,6 +20,8 @@ from urllib.parse import parse_qsl
 from bot.store.base import Store
 from bot.store.errors import (
     DamagedGameError,
+    DatabaseGone,
+    DatabaseInUseError,
     DatabaseUrlError,
     DuplicateEventError,
     EventGapError,
@@ -21,6 +30,7 @@ from bot.store.errors import (
     GameStateError,
     SchemaTooNewError,
     StoreError,
+    StoreUnavailable,
 )
 from bot.store.models import (
     UNCHANGED,
@@ -33,7 +43,9 @@ from bot.store.models import (
     LeaderboardEntry,
     LeaderboardSort,
     ModeRating,
+    PendingPost,
     PlayerStats,
+    Post,
     RatingChange,
     Recovery,
     Seat,
@@ -46,6 +58,10 @@ from bot.store.sqlite import SqliteStore, Synchronous
 
 DEFAULT_DATABASE_URL = "sqlite:///spades.db"
 _SQLITE_PREFIX = "sqlite:///"
+POSTGRESQL_NOT_YET = (
+    "DATABASE_URL names a PostgreSQL database, but PostgreSQL support isn't available yet; "
+    "use sqlite:///path/to/file.db for now"
+)
 
 
 def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
@@ -55,6 +71,8 @@ def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
     """
     if not database_url.startswith(_SQLITE_PREFIX):
         scheme = database_url.split(":", 1)[0]
+        if scheme in ("postgresql", "postgres"):
+            raise DatabaseUrlError(POSTGRESQL_NOT_YET)
         raise DatabaseUrlError(f"DATABASE_URL scheme {scheme!r} is not supported; use sqlite:///path/to/file.db")
     path, _, query = database_url.removeprefix(_SQLITE_PREFIX).partition("?")
     if not path or path == ":memory:":
@@ -77,6 +95,8 @@ __all__ = [
     "UNCHANGED",
     "DamagedGame",
     "DamagedGameError",
+    "DatabaseGone",
+    "DatabaseInUseError",
     "DatabaseUrlError",
     "Deadline",
     "DuplicateEventError",
@@ -91,7 +111,9 @@ __all__ = [
     "LeaderboardEntry",
     "LeaderboardSort",
     "ModeRating",
+    "PendingPost",
     "PlayerStats",
+    "Post",
     "RatingChange",
     "Recovery",
     "SchemaTooNewError",
@@ -100,6 +122,7 @@ __all__ = [
     "SqliteStore",
     "Store",
     "StoreError",
+    "StoreUnavailable",
     "StoredGame",
     "Unchanged",
     "open_store",

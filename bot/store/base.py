@@ -1,4 +1,15 @@
-"""The one async interface the service and Discord layers use; each backend implements it."""
+"""The one async interface the service and Discord layers use; each backend implements it.
+
+Errors: every method raises only `StoreError` subclasses for anything the database, its driver or
+the operating system does (`StoreUnavailable` when it can't be used right now, `DatabaseGone` once
+its file was deleted or replaced), and `ValueError`/`TypeError` for the caller's own mistakes; a
+write that raises has saved nothing (see `bot.store.errors`).
+
+The outbox: a write that owes posts to Discord (a hand summary, new deals, the game-over post…)
+passes them as `Post`s and they are saved in the same transaction, so a crash right after the save
+can't lose them. Whoever delivers them reads `pending_posts()` (after a restart too) and reports
+them with `posts_delivered`; a post is delivered at least once.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +24,9 @@ from bot.store.models import (
     GameSummary,
     LeaderboardEntry,
     LeaderboardSort,
+    PendingPost,
     PlayerStats,
+    Post,
     Recovery,
     Seat,
     SeatResult,
@@ -71,18 +84,34 @@ class Store(Protocol):
         first_seq: int,
         events: Sequence[Mapping[str, Any]],
         deadline: Deadline | Unchanged | None = UNCHANGED,
+        posts: Sequence[Post] = (),
     ) -> None:
-        """Store one accepted action: its events from `first_seq` on and, unless UNCHANGED, the game's
-        turn deadline, all or nothing, committed before returning (the checks of `append_event`)."""
+        """Store one accepted action: its events from `first_seq` on, unless UNCHANGED the game's turn
+        deadline, and the posts it owes, all or nothing, committed before returning (the checks of
+        `append_event`; a refused action stores none of its posts)."""
 
-    async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
-        """Store results, update ratings and mark the game finished, all in one transaction.
+    async def finish_game(
+        self, game_id: str, results: Sequence[SeatResult], posts: Sequence[Post] = ()
+    ) -> FinishOutcome:
+        """Store results, update ratings, mark the game finished and keep `posts`, in one transaction.
 
-        Idempotent: a second call changes nothing and returns what the first one did.
+        Idempotent: a second call changes nothing (adds no posts) and returns what the first one did.
         """
 
-    async def cancel_game(self, game_id: str) -> None:
-        """End the game without a result; ratings and stats ignore it."""
+    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> None:
+        """End the game without a result (ratings and stats ignore it) and keep `posts`, in one
+        transaction; cancelling a cancelled game changes nothing and adds no posts."""
+
+    # -- the outbox -----------------------------------------------------------------------------
+
+    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> None:
+        """Keep posts owed by something that saved nothing else (a table refresh, say), in any status."""
+
+    async def pending_posts(self) -> list[PendingPost]:
+        """Every post not yet reported delivered, oldest first, whatever its game's status."""
+
+    async def posts_delivered(self, post_ids: Sequence[int]) -> None:
+        """Forget these posts; ids already forgotten or never known are ignored."""
 
     # -- reading games back ---------------------------------------------------------------------
 

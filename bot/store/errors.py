@@ -1,4 +1,10 @@
-"""Exceptions raised by the store, so callers can tell a refused write from a broken database."""
+"""Exceptions raised by the store, so callers can tell a refused write from a broken database.
+
+Every public `Store` method raises only `StoreError` (and its subclasses) for anything the
+database, its driver or the operating system does. Plain `ValueError`/`TypeError` mean the caller's
+own mistake (seats that don't fit the table, results missing a seat, a payload that isn't JSON);
+they are raised before anything is written.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +19,20 @@ class DatabaseUrlError(StoreError):
 
 class SchemaTooNewError(StoreError):
     """The database was written by a newer version of the bot; it is left untouched."""
+
+
+class DatabaseInUseError(StoreError):
+    """Another process has the database open; SQLite serves one bot process at a time."""
+
+
+class StoreUnavailable(StoreError):
+    """The database can't be written (or read) right now: locked by another process, disk full, an
+    I/O error. Nothing was saved; the same store works again once the cause is gone."""
+
+
+class DatabaseGone(StoreError):
+    """The database file was deleted or replaced while the bot ran: nothing more is written to the
+    file nobody will read again. Only a restart opens what is at the path now."""
 
 
 class GameNotFoundError(StoreError):

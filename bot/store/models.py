@@ -63,6 +63,32 @@ class Deadline:
 
 
 @dataclass(frozen=True, slots=True)
+class Post:
+    """A message owed to Discord by a saved action, kept in the action's own transaction (the outbox)
+    so a crash right after the save can't lose it. The store never interprets `payload`."""
+
+    kind: str  # e.g. "hand_scored", "hand_dealt", "game_over", "table", "cancelled"
+    payload: dict[str, Any]  # JSON-ready
+
+    def __post_init__(self) -> None:
+        if not self.kind or not isinstance(self.payload, dict):
+            raise ValueError(f"a post needs a kind and a JSON object payload, got {self.kind!r}: {self.payload!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class PendingPost:
+    """A post not yet reported delivered, with the channel of the game that owes it."""
+
+    post_id: int  # increasing in the order posts were saved; never reused
+    game_id: str
+    guild_id: int
+    channel_id: int
+    kind: str
+    payload: dict[str, Any]
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
 class GameInfo:
     """A game's row and seats, without its event log."""
 

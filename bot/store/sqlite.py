@@ -22,11 +22,33 @@ checkpoints, so copying the log back into the database never stalls the loop.
 With `synchronous=full` (the default) a commit survives power loss; `normal` still survives any
 crash of the process but may lose the last commits if the machine itself goes down, in exchange
 for skipping the fsync.
+
+Failures: whatever SQLite or the OS reports reaches the caller as a `StoreError`. A lock held by
+another process past the busy timeout, a full disk or an I/O error is `StoreUnavailable`: the
+transaction was rolled back (or never began), every caller sharing a group commit hears it, and
+the next write starts clean, so the same store works once the cause is gone. An fsync of the log
+that fails is `StoreUnavailable` too, but those commits are made (visible, maybe not on disk);
+the next fsync is tried afresh.
+
+Operators' mistakes are refused with one clear line before anything is written: a SQLite older
+than the SQL here needs, a `DATABASE_URL` path that is a folder or lies under a file, a second
+bot process on the same file (`DatabaseInUseError`: an exclusive `flock` on `<db>.lock`, held
+until `close`), a damaged file (`PRAGMA quick_check` on a read-only connection, so the file is left
+as it is). A file deleted or replaced while the bot runs is noticed at the next commit, before it
+is acknowledged (the path's device and inode no longer match the file opened, one `stat`, about
+2 µs); from then on every write is refused with `DatabaseGone`, since the data would go to a file
+nobody will read.
+
+The outbox: posts owed to Discord are rows of `outbox`, inserted in the transaction of the write
+that owes them (a batched group commit inserts every accepted action's posts in one statement) and
+deleted once reported delivered; ids come from AUTOINCREMENT, so they grow and are never reused.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import fcntl
 import logging
 import os
 import sqlite3
@@ -46,6 +68,9 @@ from bot.engine import Mode
 from bot.store import replay
 from bot.store.errors import (
     DamagedGameError,
+    DatabaseGone,
+    DatabaseInUseError,
+    DatabaseUrlError,
     DuplicateEventError,
     EventGapError,
     EventSequenceError,
@@ -53,6 +78,7 @@ from bot.store.errors import (
     GameStateError,
     SchemaTooNewError,
     StoreError,
+    StoreUnavailable,
 )
 from bot.store.models import (
     UNCHANGED,
@@ -64,7 +90,9 @@ from bot.store.models import (
     LeaderboardEntry,
     LeaderboardSort,
     ModeRating,
+    PendingPost,
     PlayerStats,
+    Post,
     RatingChange,
     Recovery,
     Seat,
@@ -83,6 +111,7 @@ BUSY_TIMEOUT_MS = 5000
 # The writer waits on the loop; only another process writing the same file could hold it up.
 WRITER_BUSY_TIMEOUT_MS = 1000
 CHECKPOINT_EVERY = 200  # commits between WAL checkpoints (each commit adds a few pages to the log)
+MIN_SQLITE_VERSION = (3, 38, 0)  # `->>`, used by the batched statements below
 Synchronous = Literal["full", "normal"]
 # What SQLite itself calls at COMMIT on Linux: the data and the file size, not the timestamps, so a
 # log overwritten in place needs no journal commit of the file system. macOS has no fdatasync.
@@ -120,6 +149,57 @@ FROM json_each(?) AS d WHERE games.game_id = d.value ->> 0
 """
 
 
+# Posts from a JSON array of [game_id, kind, payload_json], in the array's order so ids follow it.
+_INSERT_POSTS = """
+INSERT INTO outbox (game_id, kind, payload_json, created_at)
+SELECT value ->> 0, value ->> 1, value ->> 2, ?2 FROM json_each(?1) ORDER BY key
+"""
+
+PostRow = tuple[str, str, str]  # game_id, kind, payload_json
+
+
+def _post_rows(game_id: str, posts: Sequence[Post]) -> list[PostRow]:
+    """Serialised before anything is queued or written, so a payload that isn't JSON fails its caller only."""
+    return [(game_id, post.kind, replay.dumps(post.payload)) for post in posts]
+
+
+def _insert_posts(conn: sqlite3.Connection, rows: Sequence[PostRow], now: float) -> None:
+    if rows:
+        conn.execute(_INSERT_POSTS, (replay.dumps(rows), now))
+
+
+# Primary result codes that mean "not now": the transaction was rolled back or never began, and the
+# same connection works again once the cause is gone.
+_UNAVAILABLE = {
+    sqlite3.SQLITE_BUSY: "another process holds a lock on it",
+    sqlite3.SQLITE_LOCKED: "it is locked",
+    sqlite3.SQLITE_PROTOCOL: "another process holds a lock on it",
+    sqlite3.SQLITE_FULL: "the disk is full",
+    sqlite3.SQLITE_IOERR: "the disk reported an I/O error",
+    sqlite3.SQLITE_CANTOPEN: "the file can't be opened",
+    sqlite3.SQLITE_READONLY: "the file can't be written",
+    sqlite3.SQLITE_PERM: "permission denied",
+    sqlite3.SQLITE_NOMEM: "out of memory",
+}
+_DAMAGED = (sqlite3.SQLITE_CORRUPT, sqlite3.SQLITE_NOTADB)
+
+
+def _store_error(exc: Exception, path: Path, *, writing: bool) -> StoreError:
+    """What a caller hears when SQLite or the OS fails: never a bare sqlite3 or OS error."""
+    if isinstance(exc, StoreError):
+        return exc
+    outcome = "; nothing was saved" if writing else ""
+    if isinstance(exc, OSError):
+        return StoreUnavailable(f"can't use the database {path} right now ({exc}){outcome}")
+    code = getattr(exc, "sqlite_errorcode", None)
+    primary = code & 0xFF if isinstance(code, int) else None
+    if primary in _UNAVAILABLE:
+        return StoreUnavailable(f"can't use the database {path} right now: {_UNAVAILABLE[primary]} ({exc}){outcome}")
+    if primary in _DAMAGED:
+        return StoreError(f"the database {path} is damaged ({exc}); restore it from a backup{outcome}")
+    return StoreError(f"the database {path} failed: {type(exc).__name__}: {exc}{outcome}")
+
+
 def _deadline_columns(deadline: Deadline | None) -> tuple[str | None, float | None]:
     return (deadline.kind, deadline.at) if deadline else (None, None)
 
@@ -152,17 +232,31 @@ async def _on_thread(db: aiosqlite.Connection, work: Work[T]) -> T:
     return result
 
 
+def _begin(conn: sqlite3.Connection, statement: str) -> None:
+    if conn.in_transaction:  # a ROLLBACK that failed last time: finish it first
+        conn.execute("ROLLBACK")
+    conn.execute(statement)
+
+
+def _roll_back(conn: sqlite3.Connection) -> None:
+    """Undo a transaction that failed; SQLite has sometimes done so already (a full disk, an I/O error)."""
+    if conn.in_transaction:
+        try:
+            conn.execute("ROLLBACK")
+        except sqlite3.Error:  # the error that got us here says more; `_begin` retries
+            log.warning("ROLLBACK failed; it is retried before the next transaction", exc_info=True)
+
+
 def _write_transaction(work: Work[T]) -> Work[T]:
     """`work` as one write transaction; whatever it raises leaves nothing behind."""
 
     def run(conn: sqlite3.Connection) -> T:
-        conn.execute("BEGIN IMMEDIATE")
+        _begin(conn, "BEGIN IMMEDIATE")
         try:
             result = work(conn)
             conn.execute("COMMIT")
         except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            _roll_back(conn)
             raise
         return result
 
@@ -173,12 +267,11 @@ def _snapshot(work: Work[T]) -> Work[T]:
     """`work` in one read transaction, so queries that belong together see the same committed state."""
 
     def run(conn: sqlite3.Connection) -> T:
-        conn.execute("BEGIN")
+        _begin(conn, "BEGIN")
         try:
             return work(conn)
         finally:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
+            _roll_back(conn)
 
     return run
 
@@ -215,6 +308,78 @@ async def _open_reader(path: Path) -> aiosqlite.Connection:
         await conn.close()  # its worker thread would otherwise keep the process alive
         raise
     return conn
+
+
+def _check_sqlite_version() -> None:
+    found = tuple(int(part) for part in sqlite3.sqlite_version.split("."))
+    if found < MIN_SQLITE_VERSION:
+        needed = ".".join(map(str, MIN_SQLITE_VERSION))
+        raise StoreError(
+            f"SQLite {sqlite3.sqlite_version} is too old: the bot needs SQLite {needed} or newer. Run it on a "
+            "Python whose sqlite3 module is linked against a newer SQLite (the bot's Docker image has one)."
+        )
+
+
+def _check_path(path: Path) -> None:
+    """A folder, or a 'folder' on the way that is really a file, is the URL's mistake: say so."""
+    if path.is_dir():
+        raise DatabaseUrlError(
+            f"DATABASE_URL names {path}, which is a folder; name a file in it, e.g. sqlite:///{path / 'spades.db'}"
+        )
+    for folder in path.parents:
+        if folder.exists():
+            if not folder.is_dir():
+                raise DatabaseUrlError(f"DATABASE_URL names {path}, but {folder} is a file, not a folder")
+            return
+
+
+def _lock_database(path: Path) -> int:
+    """Hold `<db>.lock` exclusively until `close`, so a second bot process on the file is refused.
+
+    SQLite serves one process here: two bots would each run their own games on the same rows. The
+    kernel drops the lock when the process dies, however it dies; the file itself stays.
+    """
+    lock_path = path.with_name(path.name + ".lock")
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError as exc:
+        os.close(fd)
+        raise DatabaseInUseError(
+            f"{path} is already in use by another bot process (it holds {lock_path}); stop that one first. "
+            "SQLite serves one bot process: running several needs PostgreSQL."
+        ) from exc
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def _check_integrity(path: Path) -> None:
+    """`PRAGMA quick_check` before anything writes (the WAL switch, migrations), on a read-only
+    connection, which never checkpoints on close: a damaged file is refused exactly as it is."""
+    if not path.exists() or path.stat().st_size == 0:
+        return  # a new database
+    conn = sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+    try:
+        problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
+    except sqlite3.DatabaseError as exc:
+        if exc.sqlite_errorcode not in _DAMAGED:
+            raise
+        problems = [str(exc)]
+    finally:
+        conn.close()
+    if problems != ["ok"]:
+        more = f" and {len(problems) - 1} more problems" if len(problems) > 1 else ""
+        raise StoreError(
+            f"{path} is not a readable SQLite database ({problems[0]}{more}); it was not changed. "
+            "Restore it from a backup, or move it aside to start a new one."
+        )
+
+
+def _file_identity(path: Path) -> tuple[int, int]:
+    found = os.stat(path)
+    return found.st_dev, found.st_ino
 
 
 def _all(conn: sqlite3.Connection, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
@@ -345,6 +510,7 @@ class _QueuedAction:
     first_seq: int
     payloads: list[str]
     deadline: Deadline | Unchanged | None
+    posts: list[PostRow]
     done: asyncio.Future[None]
 
 
@@ -385,6 +551,7 @@ def _append_batch(conn: sqlite3.Connection, batch: Sequence[_QueuedAction], now:
     try:
         if conn.execute(_APPEND_BATCH, (replay.dumps(events), now)).rowcount == len(events):
             conn.execute(_SET_DEADLINES, (replay.dumps(deadlines),))
+            _insert_posts(conn, [row for item in batch for row in item.posts], now)
             conn.execute("RELEASE batch")
             return [None] * len(batch)
     except sqlite3.IntegrityError:
@@ -403,6 +570,7 @@ def _write_action(conn: sqlite3.Connection, item: _QueuedAction, now: float) -> 
                 raise _append_refusal(conn, item.game_id, seq)
         if not isinstance(item.deadline, Unchanged):
             conn.execute(_SET_DEADLINE, (*_deadline_columns(item.deadline), item.game_id))
+        _insert_posts(conn, item.posts, now)
     except StoreError as refusal:
         conn.execute("ROLLBACK TO action")
         conn.execute("RELEASE action")
@@ -428,7 +596,9 @@ def _append_refusal(conn: sqlite3.Connection, game_id: str, seq: int) -> StoreEr
     return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
 
 
-def _finish(conn: sqlite3.Connection, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
+def _finish(
+    conn: sqlite3.Connection, game_id: str, results: Sequence[SeatResult], posts: Sequence[PostRow]
+) -> FinishOutcome:
     game = _one(conn, "SELECT guild_id, mode, status FROM games WHERE game_id = ?", (game_id,))
     if game is None:
         raise GameNotFoundError(f"no game {game_id!r}")
@@ -455,6 +625,7 @@ def _finish(conn: sqlite3.Connection, game_id: str, results: Sequence[SeatResult
         " WHERE game_id = ?",
         (now, game_id),
     )
+    _insert_posts(conn, posts, now)
     return FinishOutcome(game_id, _stored_changes(conn, game_id), already_finished=False)
 
 
@@ -579,11 +750,11 @@ class _WalSync:
         self._thread.submit(self._fsync_and_report, loop, self._made)
 
     def _fsync_and_report(self, loop: asyncio.AbstractEventLoop, covered: int) -> None:
-        """On the thread."""
-        error: OSError | None = None
+        """On the thread. Whatever the fsync raises is reported: a lost report would strand every waiter."""
+        error: Exception | None = None
         try:
             self._fsync()
-        except OSError as exc:
+        except Exception as exc:
             error = exc
         loop.call_soon_threadsafe(self._synced_up_to, loop, covered, error)
 
@@ -597,7 +768,7 @@ class _WalSync:
                 os.close(directory)
         _sync_data(self._fd)
 
-    def _synced_up_to(self, loop: asyncio.AbstractEventLoop, covered: int, error: OSError | None) -> None:
+    def _synced_up_to(self, loop: asyncio.AbstractEventLoop, covered: int, error: Exception | None) -> None:
         self._running = False
         if error is None:
             self._synced = covered
@@ -608,7 +779,12 @@ class _WalSync:
             if commit <= self._synced:
                 done.set_result(None)
             elif error is not None and commit <= covered:
-                done.set_exception(StoreError(f"{self._path}: the log could not be synced to disk: {error}"))
+                done.set_exception(
+                    StoreUnavailable(
+                        f"the log {self._path} could not be synced to disk ({error}); the save is made"
+                        " but may not survive a power cut"
+                    )
+                )
             else:
                 self._waiting.append((commit, done))
         if self._waiting:
@@ -633,40 +809,66 @@ class SqliteStore:
     transaction or none; a read on the reader's thread, in one hand-off.
     """
 
-    def __init__(self, writer: sqlite3.Connection, reader: aiosqlite.Connection, wal_sync: _WalSync | None) -> None:
+    def __init__(
+        self,
+        path: Path,
+        writer: sqlite3.Connection,
+        reader: aiosqlite.Connection,
+        wal_sync: _WalSync | None,
+        lock_fd: int,
+    ) -> None:
+        self._path = path
+        self._identity = _file_identity(path)  # the file the connections opened, to notice it go
+        self._gone: str | None = None  # why writes are refused, once the file was deleted or replaced
         self._writer = writer
         self._reader = reader
         self._wal_sync = wal_sync
+        self._lock_fd = lock_fd
         self._queued: list[_QueuedAction] = []
         self._commits = 0
         self._checkpointer: asyncio.Task[None] | None = None
 
     @classmethod
     async def open(cls, path: Path, *, synchronous: Synchronous = "full") -> SqliteStore:
-        """Create the file and its folder if missing, refuse a newer schema, migrate an older one."""
-        path.parent.mkdir(parents=True, exist_ok=True)
+        """Refuse, with one clear line and before writing anything, a SQLite too old, a path that can't
+        be a database file, a file another bot process has open, a damaged file, a newer schema. Then
+        create the file and its folder if missing and migrate an older schema."""
+        _check_sqlite_version()
+        _check_path(path)
         try:
-            writer = _open_writer(path)
-            try:
+            async with contextlib.AsyncExitStack() as undo:
+                path.parent.mkdir(parents=True, exist_ok=True)
+                lock_fd = _lock_database(path)
+                undo.callback(os.close, lock_fd)
+                _check_integrity(path)
+                writer = _open_writer(path)
+                undo.callback(writer.close)
                 reader = await _open_reader(path)
-            except BaseException:
-                writer.close()
-                raise
-        except sqlite3.DatabaseError as exc:
-            if exc.sqlite_errorcode in (sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT):
-                raise StoreError(f"{path} is not a readable SQLite database: {exc}") from exc
-            raise
-        return cls(writer, reader, _WalSync(Path(f"{path}-wal")) if synchronous == "full" else None)
+                undo.push_async_callback(reader.close)
+                wal_sync = _WalSync(Path(f"{path}-wal")) if synchronous == "full" else None
+                store = cls(path, writer, reader, wal_sync, lock_fd)
+                undo.pop_all()
+                return store
+        except (sqlite3.Error, OSError) as exc:
+            raise _store_error(exc, path, writing=False) from exc
 
     async def close(self) -> None:
-        if self._queued:
-            self._commit_queued()  # actions already handed over are saved first
-        if self._checkpointer is not None:
-            await asyncio.wait([self._checkpointer])
-        if self._wal_sync is not None:
-            await self._wal_sync.close()
-        await self._reader.close()
-        self._writer.close()  # the last connection to close checkpoints and removes the log
+        """Save what was handed over, then release the connections and the lock, whatever fails."""
+        try:
+            if self._queued:
+                self._commit_queued()  # actions already handed over are saved first
+            if self._checkpointer is not None:
+                await asyncio.wait([self._checkpointer])
+            if self._wal_sync is not None:
+                await self._wal_sync.close()
+        finally:
+            try:
+                await self._reader.close()
+                self._writer.close()  # the last connection to close checkpoints and removes the log
+            except sqlite3.Error as exc:
+                raise _store_error(exc, self._path, writing=False) from exc
+            finally:
+                os.close(self._lock_fd)
 
     async def _write(self, work: Work[T]) -> T:
         result, commit = self._commit(work)
@@ -677,13 +879,39 @@ class SqliteStore:
         return result
 
     def _commit(self, work: Work[T]) -> tuple[T, int]:
-        """Run `work` as one transaction on the loop, without an await; its result and commit number."""
-        result = _write_transaction(work)(self._writer)
+        """Run `work` as one transaction on the loop, without an await; its result and commit number.
+
+        Refusals (`StoreError`) and the caller's mistakes pass through; anything SQLite raises becomes
+        a `StoreError`. A commit into a file that was deleted or replaced is never acknowledged.
+        """
+        if self._gone is not None:
+            raise DatabaseGone(self._gone)
+        try:
+            result = _write_transaction(work)(self._writer)
+        except sqlite3.Error as exc:
+            raise _store_error(exc, self._path, writing=True) from exc
+        self._check_file_is_ours()
         self._commits += 1
         if self._commits >= CHECKPOINT_EVERY and (self._checkpointer is None or self._checkpointer.done()):
             self._commits = 0
             self._checkpointer = asyncio.create_task(self._checkpoint())
         return result, self._wal_sync.note_commit() if self._wal_sync is not None else 0
+
+    def _check_file_is_ours(self) -> None:
+        """The path still names the file the connections write (same device and inode)."""
+        try:
+            ours = _file_identity(self._path) == self._identity
+        except FileNotFoundError:
+            ours = False
+        except OSError as exc:
+            raise _store_error(exc, self._path, writing=True) from exc
+        if not ours:
+            self._gone = (
+                f"the database file {self._path} was deleted or replaced while the bot was running, so nothing"
+                " more is saved (the last save was not). Restart the bot: it opens whatever is at that path then."
+            )
+            log.error("%s", self._gone)
+            raise DatabaseGone(self._gone)
 
     async def _checkpoint(self) -> None:
         """Copy the log back into the database off the loop. PASSIVE never blocks the writer."""
@@ -693,7 +921,10 @@ class SqliteStore:
             log.warning("WAL checkpoint failed; the next one will retry", exc_info=True)
 
     async def _read(self, work: Work[T]) -> T:
-        return await _on_thread(self._reader, _snapshot(work))
+        try:
+            return await _on_thread(self._reader, _snapshot(work))
+        except sqlite3.Error as exc:
+            raise _store_error(exc, self._path, writing=False) from exc
 
     async def _update_game(self, game_id: str, assignments: str, params: Sequence[Any]) -> None:
         def update(conn: sqlite3.Connection) -> None:
@@ -781,6 +1012,7 @@ class SqliteStore:
         first_seq: int,
         events: Sequence[Mapping[str, Any]],
         deadline: Deadline | Unchanged | None = UNCHANGED,
+        posts: Sequence[Post] = (),
     ) -> None:
         if first_seq < 1:
             raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {first_seq}")
@@ -789,6 +1021,7 @@ class SqliteStore:
             first_seq,
             [replay.dumps(dict(e)) for e in events],
             deadline,
+            _post_rows(game_id, posts),
             asyncio.get_running_loop().create_future(),
         )
         self._queued.append(item)
@@ -817,22 +1050,73 @@ class SqliteStore:
             else:
                 item.done.set_result(None)
 
-    async def finish_game(self, game_id: str, results: Sequence[SeatResult]) -> FinishOutcome:
-        return await self._write(partial(_finish, game_id=game_id, results=results))
+    async def finish_game(
+        self, game_id: str, results: Sequence[SeatResult], posts: Sequence[Post] = ()
+    ) -> FinishOutcome:
+        rows = _post_rows(game_id, posts)
+        return await self._write(partial(_finish, game_id=game_id, results=results, posts=rows))
 
-    async def cancel_game(self, game_id: str) -> None:
+    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> None:
+        rows = _post_rows(game_id, posts)
+
         def cancel(conn: sqlite3.Connection) -> None:
             status = _status(conn, game_id)
             if status == "finished":
                 raise GameStateError(f"game {game_id!r} has finished; it cannot be cancelled")
             if status != "cancelled":
+                now = time.time()
                 conn.execute(
                     "UPDATE games SET status = 'cancelled', ended_at = ?, deadline_kind = NULL,"
                     " deadline_at = NULL WHERE game_id = ?",
-                    (time.time(), game_id),
+                    (now, game_id),
                 )
+                _insert_posts(conn, rows, now)
 
         await self._write(cancel)
+
+    # -- the outbox ---------------------------------------------------------------------------------
+
+    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> None:
+        rows = _post_rows(game_id, posts)
+        if not rows:
+            return
+
+        def add(conn: sqlite3.Connection) -> None:
+            _status(conn, game_id)  # GameNotFoundError for an unknown game
+            _insert_posts(conn, rows, time.time())
+
+        await self._write(add)
+
+    async def pending_posts(self) -> list[PendingPost]:
+        rows = await self._read(
+            partial(
+                _all,
+                sql="SELECT o.post_id, o.game_id, g.guild_id, g.channel_id, o.kind, o.payload_json, o.created_at"
+                " FROM outbox AS o JOIN games AS g USING (game_id) ORDER BY o.post_id",
+            )
+        )
+        return [
+            PendingPost(
+                post_id=r["post_id"],
+                game_id=r["game_id"],
+                guild_id=r["guild_id"],
+                channel_id=r["channel_id"],
+                kind=r["kind"],
+                payload=replay.loads_object(r["payload_json"]),
+                created_at=r["created_at"],
+            )
+            for r in rows
+        ]
+
+    async def posts_delivered(self, post_ids: Sequence[int]) -> None:
+        if not post_ids:
+            return
+        ids = replay.dumps([int(post_id) for post_id in post_ids])
+
+        def forget(conn: sqlite3.Connection) -> None:
+            conn.execute("DELETE FROM outbox WHERE post_id IN (SELECT value FROM json_each(?))", (ids,))
+
+        await self._write(forget)
 
     # -- reading games back -------------------------------------------------------------------------
 
@@ -853,9 +1137,9 @@ class SqliteStore:
         try:
             found = await self._read(rows)
             return None if found is None else _rebuild(*found)
-        except DamagedGameError:
+        except (DamagedGameError, StoreUnavailable):
             raise
-        except Exception as exc:  # any failure to read or replay means the same to the caller
+        except Exception as exc:  # any other failure to read or replay means the same to the caller
             raise DamagedGameError(f"game {game_id!r}: {type(exc).__name__}: {exc}") from exc
 
     async def recover(self) -> Recovery:
@@ -872,7 +1156,9 @@ class SqliteStore:
 
         try:
             games, seat_rows, event_rows = await self._read(rows)
-        except sqlite3.DatabaseError:
+        except StoreUnavailable:
+            raise
+        except StoreError:
             log.warning("reading unfinished games in bulk failed; loading them one by one", exc_info=True)
             return await self._recover_one_by_one()
         seats_of, events_of = _group_by_game(seat_rows), _group_by_game(event_rows)
@@ -1044,7 +1330,10 @@ class SqliteStore:
     # -- server settings ------------------------------------------------------------------------------
 
     async def get_settings(self, guild_id: int) -> dict[str, Any]:
-        row = _settings_row(self._writer, guild_id)  # one indexed row: cheaper here than a hand-off
+        try:
+            row = _settings_row(self._writer, guild_id)  # one indexed row: cheaper here than a hand-off
+        except sqlite3.Error as exc:
+            raise _store_error(exc, self._path, writing=False) from exc
         return {} if row is None else replay.loads_object(row["settings_json"])
 
     async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:

@@ -1,12 +1,12 @@
 """Run by test_crash.py in a process that gets SIGKILLed: several games append events as fast as they
-can, and `<game> <seq>` is printed only after the store acknowledged that event."""
+can, each with a post, and `<game> <seq>` is printed only after the store acknowledged that event."""
 
 from __future__ import annotations
 
 import asyncio
 import sys
 
-from bot.store import Store, open_store
+from bot.store import Post, Store, open_store
 
 
 def payload(game_id: str, seq: int) -> dict[str, object]:
@@ -19,7 +19,7 @@ async def write(store: Store, game_id: str) -> None:
     await store.start_game(game_id, {"game_id": game_id})
     seq = 1
     while True:
-        await store.append_event(game_id, seq, payload(game_id, seq))
+        await store.append_events(game_id, seq, [payload(game_id, seq)], posts=[Post("note", {"seq": seq})])
         print(game_id, seq, flush=True)
         seq += 1
 

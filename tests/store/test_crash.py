@@ -1,4 +1,4 @@
-"""A writer killed with SIGKILL mid-stream loses no acknowledged event and leaves no torn one."""
+"""A writer killed with SIGKILL mid-stream loses no acknowledged event or post and leaves no torn one."""
 
 from __future__ import annotations
 
@@ -58,6 +58,7 @@ async def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> 
     with sqlite3.connect(tmp_path / "spades.db") as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
         rows = conn.execute("SELECT game_id, seq, event_json FROM events ORDER BY game_id, seq").fetchall()
+        posts = conn.execute("SELECT game_id, payload_json ->> 'seq' FROM outbox ORDER BY game_id, post_id").fetchall()
     stored: dict[str, list[int]] = defaultdict(list)
     for game_id, seq, text in rows:
         assert json.loads(text) == payload(game_id, seq)  # complete, never half-written
@@ -66,3 +67,4 @@ async def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> 
         assert stored[game_id] == list(range(1, len(stored[game_id]) + 1))  # contiguous from 1
         assert seqs <= set(stored[game_id])  # nothing acknowledged was lost
         assert len(stored[game_id]) - max(seqs) <= 1  # at most the one in flight went unacknowledged
+    assert posts == [(game_id, seq) for game_id, seq, _ in rows]  # each event's post, and no other

@@ -9,6 +9,7 @@ import pytest
 
 from bot.store import (
     DatabaseUrlError,
+    Post,
     SchemaTooNewError,
     Seat,
     StoreError,
@@ -57,7 +58,7 @@ async def test_empty_file_gets_every_table_and_the_latest_version(tmp_path: Path
     store = await open_store(f"sqlite:///{path}")
     await store.close()
     assert path.exists()
-    assert {"games", "seats", "events", "results", "ratings", "guild_settings"} <= tables(path)
+    assert {"games", "seats", "events", "results", "ratings", "guild_settings", "outbox"} <= tables(path)
     assert user_version(path) == latest_version()
 
 
@@ -91,6 +92,8 @@ async def test_upgrade_from_each_older_version_keeps_data(tmp_path: Path, versio
         await store.create_game("new", guild_id=1, channel_id=2, mode="cutthroat", rules={}, host_id=None)
         await store.update_settings(1, {"mode": "solo"})
         assert await store.get_settings(1) == {"mode": "solo"}
+        await store.add_posts("new", [Post("table", {"n": 1})])
+        assert [(p.game_id, p.payload) for p in await store.pending_posts()] == [("new", {"n": 1})]
     finally:
         await store.close()
 
@@ -125,7 +128,7 @@ async def test_migrations_run_in_one_transaction(tmp_path: Path, monkeypatch: py
     broken = (*migrations(), Migration(latest_version() + 1, "broken", ("CREATE TABLE half (a)", "SELECT nope")))
     monkeypatch.setattr(sqlite_backend, "migrations", lambda: broken)
     monkeypatch.setattr(sqlite_backend, "latest_version", lambda: len(broken))
-    with pytest.raises(sqlite3.OperationalError):
+    with pytest.raises(StoreError, match="no such column: nope"):
         await open_store(f"sqlite:///{path}")
     assert user_version(path) == 1
     assert "half" not in tables(path)

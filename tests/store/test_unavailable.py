@@ -1,0 +1,213 @@
+"""Whatever SQLite or the OS does reaches callers as a StoreError: a lock another process holds, a
+full disk, a log that won't sync, a damaged page. Nothing is half-saved, and the same store works
+again once the cause is gone."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Awaitable, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from bot.engine import event_to_json
+from bot.store import Deadline, Post, Seat, Store, StoreError, StoreUnavailable, open_store
+from bot.store import sqlite as sqlite_backend
+from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def other_process(*args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.store.other_process", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+
+
+class WriteLockHolder:
+    """Another process inside BEGIN IMMEDIATE on the file, until `release`."""
+
+    def __init__(self, path: Path) -> None:
+        self.child = other_process("hold-write-lock", str(path))
+        assert self.child.stdout is not None and self.child.stdout.readline() == "locked\n"
+
+    def release(self) -> None:
+        assert self.child.stdin is not None and self.child.stdout is not None
+        if self.child.poll() is None:
+            self.child.stdin.write("\n")
+            self.child.stdin.flush()
+            assert self.child.stdout.readline() == "released\n"
+        assert self.child.wait(timeout=30) == 0
+
+
+async def outcome(write: Awaitable[Any]) -> Exception | None:
+    try:
+        await write
+    except Exception as error:
+        return error
+    return None
+
+
+@pytest.fixture
+def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer gives up on another process's lock after 50 ms instead of a second."""
+    monkeypatch.setattr(sqlite_backend, "WRITER_BUSY_TIMEOUT_MS", 50)
+
+
+@pytest.fixture
+def lock_holder(tmp_path: Path) -> Iterator[Callable[[], WriteLockHolder]]:
+    holders: list[WriteLockHolder] = []
+
+    def hold() -> WriteLockHolder:
+        holders.append(WriteLockHolder(tmp_path / "spades.db"))
+        return holders[-1]
+
+    yield hold
+    for holder in holders:
+        holder.release()
+
+
+async def test_a_lock_held_by_another_process_refuses_every_write_until_released(
+    tmp_path: Path, short_busy_timeout: None, lock_holder: Callable[[], WriteLockHolder]
+) -> None:
+    store = await open_store(f"sqlite:///{tmp_path / 'spades.db'}")
+    try:
+        later = {f"g{n}": random_game(f"g{n}", actions=6, seed=n) for n in range(3)}
+        for n, game_id in enumerate(later):
+            await store_game(store, random_game(game_id, actions=4, seed=n))
+        await store.create_game("lobby", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=1)
+        await store.add_posts("g0", [Post("table", {"n": 0})])
+        [before] = await store.pending_posts()
+
+        def save(game_id: str) -> Any:
+            events = [event_to_json(e) for e in later[game_id].events[4:6]]
+            return store.append_events(game_id, 5, events, Deadline("remind", 9.0), [Post("hand_dealt", {})])
+
+        holder = lock_holder()
+        writes = {
+            "append_events": save("g0"),
+            "finish_game": store.finish_game("g1", [result(s, str(s + 1), 100 - s, s + 1) for s in range(3)],
+                                             [Post("game_over", {})]),
+            "cancel_game": store.cancel_game("g2", [Post("cancelled", {})]),
+            "set_seats": store.set_seats("lobby", [Seat(0, "ann", user_id=7)]),
+            "create_game": store.create_game("new", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={},
+                                             host_id=1),
+            "start_game": store.start_game("lobby", random_game("lobby", "solo").setup_json()),
+            "set_deadline": store.set_deadline("g2", Deadline("takeover", 1.0)),
+            "set_table_message": store.set_table_message("g2", 5),
+            "update_settings": store.update_settings(GUILD, {"mode": "solo"}),
+            "add_posts": store.add_posts("g2", [Post("table", {})]),
+            "posts_delivered": store.posts_delivered([before.post_id]),
+        }  # fmt: skip
+        outcomes = {name: await outcome(write) for name, write in writes.items()}
+        assert {name: type(error) for name, error in outcomes.items()} == dict.fromkeys(writes, StoreUnavailable)
+        messages = [str(error) for error in outcomes.values()]
+        assert all("another process holds a lock" in m and "nothing was saved" in m for m in messages), messages
+        shared = await asyncio.gather(save("g1"), save("g2"), return_exceptions=True)  # one group commit
+        assert [type(error) for error in shared] == [StoreUnavailable, StoreUnavailable]
+
+        # nothing of any of them was stored
+        for game_id in later:
+            stored = await store.load_game(game_id)
+            assert stored is not None and stored.game is not None
+            assert (stored.info.status, stored.game.event_count, stored.info.deadline) == ("playing", 4, None)
+        assert await store.pending_posts() == [before]
+        assert await store.get_game("new") is None
+        lobby = await store.get_game("lobby")
+        assert lobby is not None and lobby.seats == () and lobby.status == "lobby"
+        assert await store.get_settings(GUILD) == {}
+
+        holder.release()
+        await save("g0")  # the very same call, on the same store
+        await asyncio.gather(save("g1"), save("g2"))
+        for game_id, game in later.items():
+            stored = await store.load_game(game_id)
+            assert stored is not None and stored.game is not None
+            assert stored.game.to_json() == game.to_json()
+            assert stored.info.deadline == Deadline("remind", 9.0)
+        assert [p.kind for p in await store.pending_posts()] == ["table", "hand_dealt", "hand_dealt", "hand_dealt"]
+    finally:
+        await store.close()
+
+
+def test_a_full_disk_refuses_writes_whole_and_they_work_once_there_is_room(tmp_path: Path) -> None:
+    """In a process of its own, since the file size limit applies to the whole process."""
+    url = f"sqlite:///{tmp_path / 'spades.db'}"
+    child = other_process("fill-disk", url)
+    out, _ = child.communicate(timeout=60)
+    assert child.returncode == 0
+    report = json.loads(out)
+    assert all(outcome.startswith("StoreUnavailable: ") and "nothing was saved" in outcome
+               for outcome in report["full"]), report["full"]  # fmt: skip
+    assert report["stored_when_full"] == {"games": {"g": ["playing", 4], "h": ["playing", 4]}, "posts": []}
+    assert report["settings_when_full"] == {}
+    assert report["after"] == [None, None, None]
+    assert report["stored_after"] == {"games": {"g": ["playing", 6], "h": ["playing", 6]},
+                                      "posts": ["hand_dealt", "hand_dealt"]}  # fmt: skip
+    assert report["settings_after"] == {"mode": "solo"}
+    with sqlite3.connect(tmp_path / "spades.db") as conn:
+        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
+        assert conn.execute("SELECT game_id, count(*) FROM events GROUP BY game_id").fetchall() == [("g", 6), ("h", 6)]
+
+
+class FailingSync:
+    """The log's fsync reports an I/O error `failures` times, then works."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+
+    def __call__(self, fd: int) -> None:
+        if self.failures:
+            self.failures -= 1
+            raise OSError(errno.EIO, "Input/output error")
+        os.fsync(fd)
+
+
+async def test_a_log_that_fails_to_sync_is_reported_and_the_next_sync_is_tried_afresh(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    later = {f"g{n}": random_game(f"g{n}", actions=6, seed=n) for n in range(2)}
+    for n, game_id in enumerate(later):
+        await store_game(store, random_game(game_id, actions=4, seed=n), seats_for("cutthroat"))
+    monkeypatch.setattr(sqlite_backend, "_sync_data", FailingSync(failures=1))
+    outcomes = await asyncio.gather(
+        *(store.append_events(g, 5, [event_to_json(later[g].events[4])]) for g in later), return_exceptions=True
+    )
+    assert all(isinstance(o, StoreUnavailable) and "could not be synced" in str(o) for o in outcomes), outcomes
+    await asyncio.gather(*(store.append_events(g, 6, [event_to_json(later[g].events[5])]) for g in later))
+    for game_id, game in later.items():
+        stored = await store.load_game(game_id)
+        assert stored is not None and stored.game is not None and stored.game.to_json() == game.to_json()
+
+
+async def test_a_page_damaged_under_a_running_store_is_a_store_error_for_readers(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'spades.db'}"
+    store = await open_store(url)
+    for n in range(30):
+        await store.create_game(f"g{n}", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={"pad": "x" * 500},
+                                host_id=n)  # fmt: skip
+    await store.close()  # everything is checkpointed into the database file itself
+
+    store = await open_store(url)
+    try:
+        with open(tmp_path / "spades.db", "r+b") as file:  # the disk garbles every page but the first
+            size = file.seek(0, os.SEEK_END)
+            file.seek(4096)
+            file.write(b"\xa5" * (size - 4096))
+        with pytest.raises(StoreError, match="damaged") as raised:
+            await store.recent_games(GUILD, CHANNEL)
+        assert not isinstance(raised.value, StoreUnavailable)
+    finally:
+        await store.close()

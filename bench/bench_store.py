@@ -3,6 +3,8 @@
 Targets (from the issue): append p99 < 5 ms (measured with the default synchronous=full, and with the
 `?synchronous=normal` URL option, which skips the fsync per commit); a leaderboard on a server with
 100,000 finished games and 2,000 players < 20 ms; recovering 1,000 unfinished games < 3 s.
+`append_with_post` is the full append again with one outbox post per action (a hand summary's size);
+`open_s` is opening the big database, most of it the `PRAGMA quick_check` run before any write.
 
 Timings go through the public `Store` interface. Seeding does not: the big server is written with one
 bulk `executemany` transaction straight into the schema (one by one through the API would take many
@@ -30,7 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bot.engine import Game, Phase, event_to_json  # noqa: E402
-from bot.store import SeatResult, open_store  # noqa: E402
+from bot.store import Post, SeatResult, open_store  # noqa: E402
 from bot.store.ratings import Rating, rate_game  # noqa: E402
 from bot.store.replay import dumps  # noqa: E402
 from tests.store.helpers import step  # noqa: E402  (the tests' random-game driver, not a copy)
@@ -69,9 +71,10 @@ async def median_ms(run: Callable[[], Awaitable[Any]], runs: int = RUNS) -> floa
     return round(1000 * statistics.median(samples), 3)
 
 
-async def bench_append(folder: Path, synchronous: str) -> dict[str, float]:
+async def bench_append(folder: Path, synchronous: str, with_post: bool = False) -> dict[str, float]:
     """Each append is timed alone: one committed transaction per action."""
-    store = await open_store(f"sqlite:///{folder / synchronous}.db?synchronous={synchronous}")
+    store = await open_store(f"sqlite:///{folder / synchronous}{with_post}.db?synchronous={synchronous}")
+    summary = {"hand": 3, "bids": [3, 4, 2], "tricks": [4, 5, 4], "scores": [34, -40, 22], "bags": [1, 0, 2]}
     rng = random.Random(1)
     samples: list[float] = []
     try:
@@ -83,7 +86,8 @@ async def bench_append(folder: Path, synchronous: str) -> dict[str, float]:
             for seq, event in enumerate(game.events, start=1):
                 payload = event_to_json(event)
                 start = time.perf_counter()
-                await store.append_event(game.game_id, seq, payload)
+                posts = [Post("hand_scored", summary)] if with_post else []
+                await store.append_events(game.game_id, seq, [payload], posts=posts)
                 samples.append(time.perf_counter() - start)
     finally:
         await store.close()
@@ -218,13 +222,14 @@ async def bench_big_server(folder: Path) -> dict[str, Any]:
     finally:
         await store.close()
 
-    recoveries, startups = [], []
+    recoveries, startups, opens = [], [], []
     for _ in range(3):
         start = time.perf_counter()
         store = await open_store(url)
         opened = time.perf_counter()
         recovery = await store.recover()
         recoveries.append(time.perf_counter() - opened)
+        opens.append(opened - start)
         startups.append(time.perf_counter() - start)
         await store.close()
         assert len(recovery.games) == UNFINISHED_GAMES and not recovery.damaged, recovery.damaged[:3]
@@ -234,6 +239,7 @@ async def bench_big_server(folder: Path) -> dict[str, Any]:
         "player_stats_ms": stats_ms,
         "recent_games_ms": recent_ms,
         "finish_game_ms": round(1000 * statistics.median(finish_samples), 3),
+        "open_s": round(statistics.median(opens), 3),
         "recovery_s": round(statistics.median(recoveries), 3),
         "startup_with_recovery_s": round(statistics.median(startups), 3),
     }
@@ -244,6 +250,7 @@ async def main() -> dict[str, Any]:
         folder = Path(name)
         append = await bench_append(folder, "full")
         append_normal = await bench_append(folder, "normal")
+        append_with_post = await bench_append(folder, "full", with_post=True)
         big = await bench_big_server(folder)
     worst_board = max(big["leaderboard_ms"].values())
     return {
@@ -251,6 +258,7 @@ async def main() -> dict[str, Any]:
         "sqlite": sqlite3.sqlite_version,
         "append": append,
         "append_synchronous_normal": append_normal,
+        "append_with_post": append_with_post,
         "server": {
             "finished_games": FINISHED_GAMES,
             "players": PLAYERS,

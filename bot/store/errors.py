@@ -27,7 +27,9 @@ class DatabaseInUseError(StoreError):
 
 class StoreUnavailable(StoreError):
     """The database can't be written (or read) right now: locked by another process, disk full, an
-    I/O error. Nothing was saved; the same store works again once the cause is gone."""
+    I/O error. Nothing was saved (except when only syncing the log to disk failed: the message then
+    says the save is made but may not survive a power cut). The same store works again once the
+    cause is gone."""
 
 
 class DatabaseGone(StoreError):

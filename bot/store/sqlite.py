@@ -35,9 +35,9 @@ than the SQL here needs, a `DATABASE_URL` path that is a folder or lies under a 
 bot process on the same file (`DatabaseInUseError`: an exclusive `flock` on `<db>.lock`, held
 until `close`), a damaged file (`PRAGMA quick_check` on a read-only connection, so the file is left
 as it is). A file deleted or replaced while the bot runs is noticed at the next commit, before it
-is acknowledged (the path's device and inode no longer match the file opened, one `stat`, about
-2 µs); from then on every write is refused with `DatabaseGone`, since the data would go to a file
-nobody will read.
+is acknowledged (the path's device and inode no longer match the file opened: one `stat`, 2-3 µs
+per commit); from then on every write is refused with `DatabaseGone`, since the data would go to
+a file nobody will read.
 
 The outbox: posts owed to Discord are rows of `outbox`, inserted in the transaction of the write
 that owes them (a batched group commit inserts every accepted action's posts in one statement) and
@@ -60,7 +60,7 @@ from dataclasses import dataclass
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import Any, BinaryIO, Literal, TypeVar
 
 import aiosqlite
 
@@ -333,26 +333,26 @@ def _check_path(path: Path) -> None:
             return
 
 
-def _lock_database(path: Path) -> int:
-    """Hold `<db>.lock` exclusively until `close`, so a second bot process on the file is refused.
+def _lock_database(path: Path) -> BinaryIO:
+    """Hold `<db>.lock` exclusively until it is closed, so a second bot process on the file is refused.
 
     SQLite serves one process here: two bots would each run their own games on the same rows. The
     kernel drops the lock when the process dies, however it dies; the file itself stays.
     """
     lock_path = path.with_name(path.name + ".lock")
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    lock = lock_path.open("ab")
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        fcntl.flock(lock.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError as exc:
-        os.close(fd)
+        lock.close()
         raise DatabaseInUseError(
             f"{path} is already in use by another bot process (it holds {lock_path}); stop that one first. "
             "SQLite serves one bot process: running several needs PostgreSQL."
         ) from exc
     except BaseException:
-        os.close(fd)
+        lock.close()
         raise
-    return fd
+    return lock
 
 
 def _check_integrity(path: Path) -> None:
@@ -815,7 +815,7 @@ class SqliteStore:
         writer: sqlite3.Connection,
         reader: aiosqlite.Connection,
         wal_sync: _WalSync | None,
-        lock_fd: int,
+        lock: BinaryIO,
     ) -> None:
         self._path = path
         self._identity = _file_identity(path)  # the file the connections opened, to notice it go
@@ -823,7 +823,7 @@ class SqliteStore:
         self._writer = writer
         self._reader = reader
         self._wal_sync = wal_sync
-        self._lock_fd = lock_fd
+        self._lock = lock
         self._queued: list[_QueuedAction] = []
         self._commits = 0
         self._checkpointer: asyncio.Task[None] | None = None
@@ -838,15 +838,14 @@ class SqliteStore:
         try:
             async with contextlib.AsyncExitStack() as undo:
                 path.parent.mkdir(parents=True, exist_ok=True)
-                lock_fd = _lock_database(path)
-                undo.callback(os.close, lock_fd)
+                lock = undo.enter_context(_lock_database(path))
                 _check_integrity(path)
                 writer = _open_writer(path)
                 undo.callback(writer.close)
                 reader = await _open_reader(path)
                 undo.push_async_callback(reader.close)
                 wal_sync = _WalSync(Path(f"{path}-wal")) if synchronous == "full" else None
-                store = cls(path, writer, reader, wal_sync, lock_fd)
+                store = cls(path, writer, reader, wal_sync, lock)
                 undo.pop_all()
                 return store
         except (sqlite3.Error, OSError) as exc:
@@ -868,7 +867,7 @@ class SqliteStore:
             except sqlite3.Error as exc:
                 raise _store_error(exc, self._path, writing=False) from exc
             finally:
-                os.close(self._lock_fd)
+                self._lock.close()
 
     async def _write(self, work: Work[T]) -> T:
         result, commit = self._commit(work)
@@ -901,14 +900,13 @@ class SqliteStore:
         """The path still names the file the connections write (same device and inode)."""
         try:
             ours = _file_identity(self._path) == self._identity
-        except FileNotFoundError:
+        except OSError:  # gone, or its folder is: either way nobody will find this file there again
             ours = False
-        except OSError as exc:
-            raise _store_error(exc, self._path, writing=True) from exc
         if not ours:
             self._gone = (
-                f"the database file {self._path} was deleted or replaced while the bot was running, so nothing"
-                " more is saved (the last save was not). Restart the bot: it opens whatever is at that path then."
+                f"the database file {self._path} was deleted or replaced while the bot was running; nothing"
+                " more is saved to it (nor was the save just tried). Restart the bot: it then opens whatever"
+                " is at that path."
             )
             log.error("%s", self._gone)
             raise DatabaseGone(self._gone)

@@ -29,7 +29,7 @@ from tests.store.helpers import random_game, store_game
 def hold_write_lock(path: str) -> None:
     conn = sqlite3.connect(path, isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO guild_settings VALUES (1, '{\"never\": \"committed\"}', 0)")
+    conn.execute("INSERT INTO guild_settings VALUES (1, '{}', 0)")  # never committed
     print("locked", flush=True)
     sys.stdin.readline()
     conn.execute("ROLLBACK")

@@ -4,6 +4,8 @@ until reported delivered, and a refused or repeated write leaves none behind."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
+from typing import Any
 
 import pytest
 
@@ -68,7 +70,7 @@ async def test_posts_are_saved_with_the_action_and_survive_a_restart(db_url: str
 async def test_in_a_shared_commit_a_refused_action_keeps_none_of_its_posts(store: Store) -> None:
     later = {f"g{n}": await _started(store, f"g{n}", seed=n) for n in range(4)}
 
-    def save(game_id: str, first_seq: int, kind: str) -> object:
+    def save(game_id: str, first_seq: int, kind: str) -> Coroutine[Any, Any, None]:
         return store.append_events(game_id, first_seq, _events(later[game_id], first_seq), posts=[Post(kind, {})])
 
     outcomes = await asyncio.gather(

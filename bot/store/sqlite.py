@@ -1094,17 +1094,10 @@ class SqliteStore:
             )
         )
         return [
-            PendingPost(
-                post_id=r["post_id"],
-                game_id=r["game_id"],
-                guild_id=r["guild_id"],
-                channel_id=r["channel_id"],
-                kind=r["kind"],
-                payload=replay.loads_object(r["payload_json"]),
-                created_at=r["created_at"],
-            )
+            PendingPost(r["post_id"], r["game_id"], r["guild_id"], r["channel_id"], r["kind"],
+                        replay.loads_object(r["payload_json"]), r["created_at"])
             for r in rows
-        ]
+        ]  # fmt: skip
 
     async def posts_delivered(self, post_ids: Sequence[int]) -> None:
         if not post_ids:

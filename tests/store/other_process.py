@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import resource
 import signal
 import sqlite3
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -24,6 +26,20 @@ from typing import Any
 from bot.engine import event_to_json
 from bot.store import Post, Store, StoreError, open_store
 from tests.store.helpers import random_game, store_game
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def start(*args: str) -> subprocess.Popen[str]:
+    """This module in a process of its own, spoken to line by line over stdin and stdout."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "tests.store.other_process", *args],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
 
 
 def hold_write_lock(path: str) -> None:

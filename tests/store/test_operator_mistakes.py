@@ -14,8 +14,8 @@ import pytest
 
 from bot.engine import event_to_json
 from bot.store import DatabaseGone, DatabaseInUseError, DatabaseUrlError, StoreError, open_store
+from tests.store import other_process
 from tests.store.helpers import random_game, seats_for, store_game
-from tests.store.test_unavailable import other_process
 
 
 @pytest.mark.parametrize("mistake", ["deleted", "replaced"])
@@ -69,7 +69,7 @@ async def test_a_damaged_database_is_refused_at_start_and_left_byte_for_byte(tmp
 
 async def test_a_second_bot_process_on_the_same_file_is_refused_until_the_first_closes(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'spades.db'}"
-    first = other_process("open-store", url)
+    first = other_process.start("open-store", url)
     assert first.stdin is not None and first.stdout is not None
     try:
         assert first.stdout.readline() == "open\n"

@@ -9,8 +9,6 @@ import errno
 import json
 import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -20,27 +18,15 @@ import pytest
 from bot.engine import event_to_json
 from bot.store import Deadline, Post, Seat, Store, StoreError, StoreUnavailable, open_store
 from bot.store import sqlite as sqlite_backend
+from tests.store import other_process
 from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def other_process(*args: str) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "tests.store.other_process", *args],
-        cwd=ROOT,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
 
 
 class WriteLockHolder:
     """Another process inside BEGIN IMMEDIATE on the file, until `release`."""
 
     def __init__(self, path: Path) -> None:
-        self.child = other_process("hold-write-lock", str(path))
+        self.child = other_process.start("hold-write-lock", str(path))
         assert self.child.stdout is not None and self.child.stdout.readline() == "locked\n"
 
     def release(self) -> None:
@@ -145,7 +131,7 @@ async def test_a_lock_held_by_another_process_refuses_every_write_until_released
 def test_a_full_disk_refuses_writes_whole_and_they_work_once_there_is_room(tmp_path: Path) -> None:
     """In a process of its own, since the file size limit applies to the whole process."""
     url = f"sqlite:///{tmp_path / 'spades.db'}"
-    child = other_process("fill-disk", url)
+    child = other_process.start("fill-disk", url)
     out, _ = child.communicate(timeout=60)
     assert child.returncode == 0
     report = json.loads(out)

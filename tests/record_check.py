@@ -1,4 +1,4 @@
-"""An independent checker of `spades-record/1` documents (RECORD.md).
+"""An independent checker of `spades-record/1` documents (docs/record-format.md).
 
 It deliberately shares no code with `bot.engine`: it re-derives trick winners and scores from the
 record alone, the way anyone checking a game would, so a bug in the engine can't hide behind it.
@@ -36,8 +36,14 @@ def _deck(rules: dict[str, Any]) -> set[str]:
     return deck
 
 
-def check_record(record: dict[str, Any] | None) -> None:
-    """Raise AssertionError with a reason if the record is not a valid, consistent game."""
+def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None:
+    """Raise AssertionError with a reason if the record is not a valid, consistent game.
+
+    With ``public``, the record is the one a player is shown: while the game runs, the hand in play
+    lists at most one seat's deal and no set-aside cards, and nothing holds the seed. The plays of
+    the seats whose cards are hidden are still checked as far as the table shows: no card twice,
+    none from a shown hand, and no card of a suit the seat has already shown it lacks.
+    """
     assert record is not None, "no record"
     assert record["format"] == "spades-record/1"
     mode = record["mode"]
@@ -49,6 +55,10 @@ def check_record(record: dict[str, Any] | None) -> None:
     for p in record["players"]:
         assert p["kind"] in ("human", "bot") and isinstance(p["name"], str) and isinstance(p["id"], str)
     tricks_per_hand = (18 if rules["jokers"] else 17) if mode == "cutthroat" else 13
+    final = record["final"]
+    running = final is None
+    if public and running:
+        assert "seed" not in record, "a running game's public record must not hold the seed"
 
     def side(seat: int) -> int:
         return seat % 2 if mode == "partners" else seat
@@ -62,17 +72,27 @@ def check_record(record: dict[str, Any] | None) -> None:
         if previous_dealer is not None:
             assert hand["dealer"] == (previous_dealer + 1) % seats, "the deal passes to the left"
         previous_dealer = hand["dealer"]
+        complete = "result" in hand
+        if not complete:
+            assert index == len(record["hands"]) - 1, "only the last hand may be unfinished"
+            assert running or final["ended"] in ("cancelled", "forfeit"), "a hand was left unfinished"
         deal = {int(k): list(v) for k, v in hand["deal"].items()}
-        assert sorted(deal) == list(range(seats))
-        all_cards = [c for cards in deal.values() for c in cards] + list(hand["set_aside"])
-        assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules), "deal uses the deck"
-        assert all(len(cards) == tricks_per_hand for cards in deal.values())
-        if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
-            assert hand["set_aside"] == ["2C"]
+        if public and running and not complete:
+            assert len(deal) <= 1 and set(deal) <= set(range(seats)), "only the viewer's own deal is public"
+            assert hand["set_aside"] == [], "the set-aside cards are secret while the hand runs"
+            assert all(len(cards) == tricks_per_hand for cards in deal.values())
+            shown = [c for cards in deal.values() for c in cards]
+            assert len(shown) == len(set(shown)) and set(shown) <= _deck(rules)
+        else:
+            assert sorted(deal) == list(range(seats))
+            all_cards = [c for cards in deal.values() for c in cards] + list(hand["set_aside"])
+            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules), "deal uses the deck"
+            assert all(len(cards) == tricks_per_hand for cards in deal.values())
+            if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
+                assert hand["set_aside"] == ["2C"]
         # Bids: in order from the dealer's left, in range, total rule.
         first = (hand["dealer"] + 1) % seats
         bids = hand["bids"]
-        complete = "result" in hand
         assert [b["seat"] for b in bids] == [(first + i) % seats for i in range(len(bids))]
         for b in bids:
             low = 0 if rules["nil"] or b["blind"] else 1
@@ -81,36 +101,58 @@ def check_record(record: dict[str, Any] | None) -> None:
                 assert b["bid"] == 0 and rules["blind_nil"]
         if rules["no_exact_total"] and len(bids) == seats:
             assert sum(b["bid"] for b in bids) != tricks_per_hand
-        # Tricks: legal plays, right winners.
-        held = {s: set(cards) for s, cards in deal.items()}
+        # Tricks: legal plays, right winners. Only the unfinished hand's last trick may be incomplete.
+        tricks = hand["tricks"]
+        assert not tricks or len(bids) == seats, "play starts once everyone has bid"
+        assert len(tricks) <= tricks_per_hand
+        held: dict[int, set[str] | None] = {s: set(deal[s]) if s in deal else None for s in range(seats)}
+        shown_cards = {c for cards in deal.values() for c in cards}
+        voids: dict[int, set[str]] = {s: set() for s in range(seats)}
+        played: set[str] = set()
         broken = False
         leader = first
         won = [0] * seats
-        for trick in hand["tricks"]:
+        for number, trick in enumerate(tricks, start=1):
             assert trick["leader"] == leader
             plays = trick["plays"]
+            assert plays, "a trick holds at least one card"
             assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
             led = _suit(plays[0][1])
             for position, (seat, card) in enumerate(plays):
-                assert card in held[seat], f"seat {seat} played {card} it does not hold"
-                if position == 0:
-                    if led == "S" and rules["spades_must_break"] and not broken:
-                        assert all(_suit(c) == "S" for c in held[seat]), "spades led before broken"
-                elif _suit(card) != led:
-                    assert all(_suit(c) != led for c in held[seat]), f"seat {seat} reneged"
-                held[seat].discard(card)
+                assert card in _deck(rules) and card not in played, f"{card} played twice or not in the deck"
+                played.add(card)
+                cards = held[seat]
+                if cards is None:
+                    assert card not in shown_cards, f"seat {seat} played {card} from another seat's hand"
+                    assert _suit(card) not in voids[seat], f"seat {seat} reneged earlier in the hand"
+                    if position == 0 and led == "S" and rules["spades_must_break"] and not broken:
+                        voids[seat] |= {"H", "D", "C"}
+                    elif position > 0 and _suit(card) != led:
+                        voids[seat].add(led)
+                else:
+                    assert card in cards, f"seat {seat} played {card} it does not hold"
+                    if position == 0:
+                        if led == "S" and rules["spades_must_break"] and not broken:
+                            assert all(_suit(c) == "S" for c in cards), "spades led before broken"
+                    elif _suit(card) != led:
+                        assert all(_suit(c) != led for c in cards), f"seat {seat} reneged"
+                    cards.discard(card)
                 if _suit(card) == "S":
                     broken = True
-            if len(plays) == seats:
-                spades = [(s, c) for s, c in plays if _suit(c) == "S"]
-                pool = spades or [(s, c) for s, c in plays if _suit(c) == led]
-                winner = max(pool, key=lambda sc: _strength(sc[1]))[0]
-                assert trick["winner"] == winner
-                won[winner] += 1
-                leader = winner
+            if len(plays) < seats:
+                assert not complete and number == len(tricks), "only the last trick of a running hand is unfinished"
+                assert trick["winner"] is None, "an unfinished trick has no winner yet"
+                continue
+            assert len(plays) == seats
+            spades = [(s, c) for s, c in plays if _suit(c) == "S"]
+            pool = spades or [(s, c) for s, c in plays if _suit(c) == led]
+            winner = max(pool, key=lambda sc: _strength(sc[1]))[0]
+            assert trick["winner"] == winner
+            won[winner] += 1
+            leader = winner
         if not complete:
             continue
-        assert len(hand["tricks"]) == tricks_per_hand and all(not h for h in held.values())
+        assert len(tricks) == tricks_per_hand and all(not h for h in held.values())
         result = hand["result"]
         assert result["tricks_won"] == won
         bid_of = {b["seat"]: b for b in bids}
@@ -144,12 +186,12 @@ def check_record(record: dict[str, Any] | None) -> None:
                 assert result["hand_points"][s] == points, f"hand {index + 1} seat {s} points"
                 assert result["bags"][s] == bags[sd]
                 assert result["scores"][s] == scores[sd]
-    final = record["final"]
-    if final is None:
+    if running:
         return
     per_seat = [scores[side(s)] for s in range(seats)]
     assert final["scores"] == per_seat
     if final["ended"] in ("target", "mercy"):
+        assert record["hands"] and all("result" in hand for hand in record["hands"])
         top = max(scores)
         assert scores.count(top) == 1, "a tie for the lead plays another hand"
         if final["ended"] == "target":

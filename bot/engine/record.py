@@ -1,11 +1,11 @@
-"""Export to ``spades-record/1`` (RECORD.md) and per-seat tallies for results and stats."""
+"""Export to ``spades-record/1`` (docs/record-format.md) and per-seat tallies for results and stats."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from bot.engine.cards import card_code
+from bot.engine.cards import Card, card_code
 from bot.engine.game import Game, HandLog
 
 RECORD_FORMAT = "spades-record/1"
@@ -16,14 +16,19 @@ def default_players(game: Game, kind: str = "human") -> list[dict[str, Any]]:
 
 
 def export_record(game: Game, players: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
-    """The whole game as one JSON-ready document that can be replayed and re-scored on its own."""
+    """The whole game as one JSON-ready document that can be replayed and re-scored on its own.
+
+    It holds every deal and the seed, so a running game's record is secret: players get
+    :func:`bot.engine.public_record` instead.
+    """
     return {
         "format": RECORD_FORMAT,
         "game_id": game.game_id,
         "mode": game.mode.value,
         "rules": game.rules.to_dict(),
         "players": [dict(p) for p in (players if players is not None else default_players(game))],
-        "hands": [_hand_json(hand) for hand in game.hand_logs],
+        # Every card a player has put down is in the record, the unfinished trick's too.
+        "hands": [_hand_json(hand, game.trick if hand.result is None else ()) for hand in game.hand_logs],
         "final": None if not game.is_over else {
             "scores": list(game.scores),
             "winners": list(game.winners),
@@ -33,18 +38,17 @@ def export_record(game: Game, players: Sequence[Mapping[str, Any]] | None = None
     }
 
 
-def _hand_json(hand: HandLog) -> dict[str, Any]:
+def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> dict[str, Any]:
     data: dict[str, Any] = {
         "number": hand.number,
         "dealer": hand.dealer,
         "deal": {str(seat): [card_code(c) for c in cards] for seat, cards in enumerate(hand.deal)},
         "set_aside": [card_code(c) for c in hand.set_aside],
         "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind} for b in hand.bids],
-        "tricks": [
-            {"leader": t.leader, "plays": [[s, card_code(c)] for s, c in t.plays], "winner": t.winner}
-            for t in hand.tricks
-        ],
+        "tricks": [_trick_json(t.leader, t.plays, t.winner) for t in hand.tricks],
     }
+    if unfinished_trick:
+        data["tricks"].append(_trick_json(unfinished_trick[0][0], unfinished_trick, None))
     if hand.result is not None:
         r = hand.result
         data["result"] = {
@@ -54,6 +58,10 @@ def _hand_json(hand: HandLog) -> dict[str, Any]:
             "scores": list(r.scores),
         }
     return data
+
+
+def _trick_json(leader: int, plays: Sequence[tuple[int, Card]], winner: int | None) -> dict[str, Any]:
+    return {"leader": leader, "plays": [[seat, card_code(card)] for seat, card in plays], "winner": winner}
 
 
 class SeatTally(NamedTuple):

@@ -1,15 +1,18 @@
 """What one seat may know. Discord renderers and computer players read only this.
 
-It never holds another seat's cards, and not even the seat's own cards while its blind nil
-decision is pending.
+Neither a seat's view nor a running game's public record holds another seat's cards, and not even
+the seat's own cards while its blind nil decision is pending.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from bot.engine.cards import Card, cards_of, mask_of
+from bot.engine.errors import IllegalAction
 from bot.engine.game import Game, Phase, TrickLog
+from bot.engine.record import export_record
 from bot.engine.rules import Mode, Rules
 
 
@@ -92,3 +95,33 @@ def seat_view(game: Game, seat: int) -> SeatView:
         tricks_per_hand=game.tricks_per_hand,
         deck_size=len(game.deck()),
     )
+
+
+# Keys of a record that are public while the game runs (not the seed: every deal follows from it).
+_PUBLIC_KEYS = ("format", "game_id", "mode", "rules", "players", "hands", "final")
+_PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "bids", "tricks")
+
+
+def public_record(
+    game: Game, players: Sequence[Mapping[str, Any]] | None = None, viewer: int | None = None
+) -> dict[str, Any]:
+    """The ``spades-record/1`` document anyone may be shown; ``viewer`` is the asking seat, if any.
+
+    A game that is over gives its full record. A running game keeps its scored hands whole, but of
+    the hand in play only the bids and the cards already played, plus the viewer's own deal once the
+    viewer may see it; never the seed. Keys are copied by allow-list, so a secret added to
+    :func:`export_record` later stays out until someone decides it is public.
+    """
+    if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < game.seats):
+        raise IllegalAction(f"There is no seat {viewer!r} in this game.")
+    full = export_record(game, players)
+    if game.is_over:
+        return full
+    public = {key: full[key] for key in _PUBLIC_KEYS}
+    hands = public["hands"]
+    if hands and "result" not in hands[-1]:
+        current = hands[-1]
+        shown = () if viewer is None or game.cards_hidden(viewer) else (str(viewer),)
+        secret = {"deal": {seat: current["deal"][seat] for seat in shown}, "set_aside": []}
+        hands[-1] = {key: secret[key] if key in secret else current[key] for key in _PUBLIC_HAND_KEYS}
+    return public

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 
 import pytest
+from hypothesis import strategies as st
 
 from bot.engine import EngineError, Game, Mode, Phase, Rules, parse_card
 
@@ -64,3 +66,74 @@ def refused(kind: type[EngineError], message: str) -> Iterator[None]:
     with pytest.raises(kind) as info:
         yield
     assert str(info.value) == message
+
+
+rule_sets = st.builds(
+    Rules,
+    target=st.sampled_from([50, 100, 150]),
+    nil=st.booleans(),
+    blind_nil=st.booleans(),
+    blind_nil_deficit=st.sampled_from([0, 50, 100]),
+    no_exact_total=st.booleans(),
+    spades_must_break=st.booleans(),
+    set_penalty=st.sampled_from(["minus", "zero"]),
+    nil_value=st.sampled_from([50, 100]),
+    blind_nil_value=st.sampled_from([100, 200]),
+    bag_limit=st.sampled_from([3, 5, 10]),
+    bag_penalty=st.sampled_from([0, 50, 100]),
+    nil_tricks_help_partner=st.booleans(),
+    mercy=st.sampled_from([None, 50, 100]),
+    leftover=st.sampled_from(["last", "two_clubs"]),
+    jokers=st.booleans(),
+)
+
+
+def fit_mode(mode: Mode, rules: Rules) -> Rules:
+    """Jokers are a cutthroat option; drop them for the four-seat modes."""
+    return rules.with_options(jokers=False) if rules.jokers and mode is not Mode.CUTTHROAT else rules
+
+
+def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], None] | None = None) -> Game:
+    """A whole seeded game of random legal moves (now and then a cancel or a forfeit), checking that
+    the can_/legal_ answers agree; ``on_step`` sees the game before every action and at the end."""
+    rng = random.Random(seed)
+    game = Game.new(f"prop-{seed}", mode, rules, seed=seed)
+    steps = 0
+    while not game.is_over:
+        if on_step is not None:
+            on_step(game)
+        steps += 1
+        assert steps < 20_000, "a game must end"
+        if game.phase is Phase.DEALING:
+            game.deal()
+            continue
+        seat = game.turn
+        assert seat is not None
+        chance = rng.random()
+        if chance < 0.002:
+            game.cancel()
+            break
+        if chance < 0.003:
+            game.forfeit(rng.randrange(game.seats))
+            break
+        if game.phase is Phase.BIDDING:
+            if game.cards_hidden(seat):
+                if game.can_bid(seat, 0, blind=True) and rng.random() < 0.5:
+                    game.bid(seat, 0, blind=True)
+                else:
+                    game.reveal(seat)
+                continue
+            legal = game.legal_bids(seat)
+            assert legal, "a seat whose turn it is always has a legal bid"
+            for bid in range(-1, game.tricks_per_hand + 2):
+                assert game.can_bid(seat, bid) == (bid in legal)
+            game.bid(seat, rng.choice(legal))
+        else:
+            legal = game.legal_cards(seat)
+            assert legal
+            for card in game.hand_of(seat):
+                assert game.can_play(seat, card) == (card in legal)
+            game.play(seat, rng.choice(legal))
+    if on_step is not None:
+        on_step(game)
+    return game

@@ -3,41 +3,13 @@
 from __future__ import annotations
 
 import json
-import random
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine import (
-    EngineError,
-    Game,
-    Mode,
-    Phase,
-    Rules,
-    export_record,
-    mask_of,
-    seat_view,
-)
+from bot.engine import EngineError, Game, Mode, Rules, export_record, mask_of, seat_view
+from tests.engine.helpers import fit_mode, random_game, rule_sets
 from tests.record_check import check_record
-
-rule_sets = st.builds(
-    Rules,
-    target=st.sampled_from([50, 100, 150]),
-    nil=st.booleans(),
-    blind_nil=st.booleans(),
-    blind_nil_deficit=st.sampled_from([0, 50, 100]),
-    no_exact_total=st.booleans(),
-    spades_must_break=st.booleans(),
-    set_penalty=st.sampled_from(["minus", "zero"]),
-    nil_value=st.sampled_from([50, 100]),
-    blind_nil_value=st.sampled_from([100, 200]),
-    bag_limit=st.sampled_from([3, 5, 10]),
-    bag_penalty=st.sampled_from([0, 50, 100]),
-    nil_tricks_help_partner=st.booleans(),
-    mercy=st.sampled_from([None, 50, 100]),
-    leftover=st.sampled_from(["last", "two_clubs"]),
-    jokers=st.booleans(),
-)
 
 
 def _check_views(game: Game) -> None:
@@ -55,44 +27,6 @@ def _check_views(game: Game) -> None:
                 others |= game.hand_mask(other)
         assert own & others == 0
         assert set(view.legal_cards) <= set(view.hand)
-
-
-def _random_game(mode: Mode, rules: Rules, seed: int, check_views: bool) -> Game:
-    rng = random.Random(seed)
-    game = Game.new(f"prop-{seed}", mode, rules, seed=seed)
-    steps = 0
-    while not game.is_over:
-        steps += 1
-        assert steps < 20_000, "a game must end"
-        if game.phase is Phase.DEALING:
-            game.deal()
-            continue
-        if check_views:
-            _check_views(game)
-        seat = game.turn
-        assert seat is not None
-        if rng.random() < 0.002:
-            game.cancel()
-            break
-        if game.phase is Phase.BIDDING:
-            if game.cards_hidden(seat):
-                if game.can_bid(seat, 0, blind=True) and rng.random() < 0.5:
-                    game.bid(seat, 0, blind=True)
-                else:
-                    game.reveal(seat)
-                continue
-            legal = game.legal_bids(seat)
-            assert legal, "a seat whose turn it is always has a legal bid"
-            for bid in range(-1, game.tricks_per_hand + 2):
-                assert game.can_bid(seat, bid) == (bid in legal)
-            game.bid(seat, rng.choice(legal))
-        else:
-            legal = game.legal_cards(seat)
-            assert legal
-            for card in game.hand_of(seat):
-                assert game.can_play(seat, card) == (card in legal)
-            game.play(seat, rng.choice(legal))
-    return game
 
 
 def _check_invariants(game: Game) -> None:
@@ -118,9 +52,7 @@ def _check_invariants(game: Game) -> None:
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mode=st.sampled_from(list(Mode)), rules=rule_sets, seed=st.integers(0, 2**32))
 def test_random_games_keep_every_invariant(mode, rules, seed):
-    if rules.jokers and mode is not Mode.CUTTHROAT:
-        rules = Rules.from_options({"jokers": False}, base=rules)
-    game = _random_game(mode, rules, seed, check_views=True)
+    game = random_game(mode, fit_mode(mode, rules), seed, on_step=_check_views)
     _check_invariants(game)
     # Replaying the events rebuilds the same state; JSON round-trips exactly.
     data = game.to_json()
@@ -136,7 +68,7 @@ def test_random_games_keep_every_invariant(mode, rules, seed):
 @settings(max_examples=30, deadline=None)
 @given(mode=st.sampled_from(list(Mode)), seed=st.integers(0, 2**32), cut=st.floats(0, 1))
 def test_a_game_cut_short_replays_to_the_same_unfinished_state(mode, seed, cut):
-    game = _random_game(mode, Rules(target=100), seed, check_views=False)
+    game = random_game(mode, Rules(target=100), seed)
     data = game.to_json()
     keep = int(len(data["events"]) * cut)
     partial = Game.from_json({**data, "events": data["events"][:keep]})
@@ -151,7 +83,7 @@ def test_a_game_cut_short_replays_to_the_same_unfinished_state(mode, seed, cut):
     [{"type": "play", "seat": 0, "card": "ZZ"}, {"type": "bid", "seat": 9, "bid": 3, "blind": False},
      {"type": "nope"}, {"type": "play", "seat": 1, "card": "AS"}, {}]))
 def test_damaged_event_logs_are_refused_not_loaded(seed, index, garbage):
-    game = _random_game(Mode.CUTTHROAT, Rules(target=50), seed, check_views=False)
+    game = random_game(Mode.CUTTHROAT, Rules(target=50), seed)
     events = game.to_json()["events"]
     position = index % (len(events) + 1)
     damaged = {**game.to_json(), "events": [*events[:position], garbage, *events[position:]]}

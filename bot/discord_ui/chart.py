@@ -1,0 +1,251 @@
+"""The score chart posted when a game ends: each side's running score hand by hand, as a small PNG.
+
+Shapes are drawn at twice the size and scaled down, because Pillow draws lines without antialiasing;
+text is drawn afterwards at full size (FreeType smooths it already). The result is reduced to a palette
+so the file stays small. Text uses the subset of DejaVu Sans in fonts/: Pillow's own default font has
+little beyond ASCII, and Discord names often aren't ASCII. What the font still lacks (emoji, CJK) is
+dropped or shown as "?", never as boxes.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import unicodedata
+from collections.abc import Sequence
+from functools import lru_cache
+from pathlib import Path
+
+from PIL import Image, ImageDraw, ImageFont
+
+FONT_DIR = Path(__file__).with_name("fonts")
+WIDTH, HEIGHT = 800, 450
+SCALE = 2  # shapes are drawn at this multiple of the final size, then scaled down
+PALETTE_COLOURS = 64  # plenty for a few flat colours and their antialiased edges
+
+Colour = tuple[int, int, int]
+BACKGROUND: Colour = (43, 45, 49)  # Discord's dark theme, as its embeds
+GRID: Colour = (60, 63, 69)
+AXIS: Colour = (100, 104, 112)
+MUTED: Colour = (181, 186, 193)
+TEXT: Colour = (242, 243, 245)
+TARGET: Colour = (219, 222, 225)
+MERCY: Colour = (242, 96, 99)
+GOLD: Colour = (240, 178, 50)
+# Okabe and Ito's palette, lightened where needed for a dark background: told apart with colour
+# blindness, and each side also has its own marker shape.
+SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140), (214, 131, 177))
+MARKERS = ("circle", "square", "triangle", "diamond")
+
+MARGIN = 16
+LEGEND_WIDTH = 190
+MARKERS_UP_TO = 40  # hands; past this a marker on every hand would only blur the lines
+
+
+@lru_cache(maxsize=32)
+def chart_font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
+    """The vendored font, laid out without Raqm so the output is the same wherever Pillow runs."""
+    name = "DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf"
+    return ImageFont.truetype(str(FONT_DIR / name), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+@lru_cache(maxsize=1)
+def _missing_glyph() -> bytes:
+    return bytes(chart_font(20).getmask("\uffff"))
+
+
+@lru_cache(maxsize=4096)
+def has_glyph(char: str) -> bool:
+    """Whether the font draws this character (FreeType draws its empty box for any it lacks)."""
+    return bytes(chart_font(20).getmask(char)) != _missing_glyph()
+
+
+def printable_text(text: str) -> str:
+    """The text as the font can draw it: accents it lacks are dropped from their letters, letters it
+    lacks (CJK, say) become "?", emoji and other symbols it lacks are dropped, controls become spaces."""
+    shown: list[str] = []
+    for char in unicodedata.normalize("NFC", text):
+        category = unicodedata.category(char)
+        if category in ("Cc", "Zl", "Zp") or (category == "Zs" and not has_glyph(char)):
+            shown.append(" ")
+        elif category[0] == "C":
+            continue  # joiners, variation selectors, private use, unassigned
+        elif has_glyph(char):
+            shown.append(char)
+        else:
+            base = [c for c in unicodedata.normalize("NFKD", char)
+                    if not unicodedata.category(c).startswith("M") and has_glyph(c)]
+            if base:
+                shown.extend(base)
+            elif category[0] in "LN":
+                shown.append("?")
+    return "".join(shown)
+
+
+def fit_text(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
+    """The text, cut short with "…" if it is wider than `width` pixels."""
+    if font.getlength(text) <= width:
+        return text
+    low, high = 0, len(text)
+    while low < high:  # the longest prefix that fits with the ellipsis
+        middle = (low + high + 1) // 2
+        if font.getlength(text[:middle].rstrip() + "…") <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return text[:low].rstrip() + "…"
+
+
+def _nice_step(span: float, most_steps: int) -> int:
+    """The smallest step of 1, 2 or 5 times a power of ten that covers `span` in `most_steps` steps."""
+    raw = max(span, 1) / most_steps
+    power = 10.0 ** math.floor(math.log10(raw))
+    step = next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
+    return max(1, round(step))
+
+
+def _signed(value: int) -> str:
+    return f"−{-value}" if value < 0 else str(value)  # a real minus sign, as typeset
+
+
+def _marker(draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, radius: float, fill: Colour) -> None:
+    """A marker centred on (x, y), in the supersampled canvas's units, ringed with the background."""
+    ring = radius + SCALE
+    for r, colour in ((ring, BACKGROUND), (radius, fill)):
+        if kind == "circle":
+            draw.ellipse((x - r, y - r, x + r, y + r), fill=colour)
+        elif kind == "square":
+            side = r * 0.85
+            draw.rectangle((x - side, y - side, x + side, y + side), fill=colour)
+        elif kind == "triangle":
+            draw.polygon([(x, y - r * 1.15), (x + r * 1.1, y + r * 0.75), (x - r * 1.1, y + r * 0.75)], fill=colour)
+        else:
+            draw.polygon([(x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y)], fill=colour)
+
+
+def _dashed(draw: ImageDraw.ImageDraw, x0: float, x1: float, y: float, colour: Colour, width: int) -> None:
+    dash, gap = 8 * SCALE, 5 * SCALE
+    x = x0
+    while x < x1:
+        draw.line([(x, y), (min(x + dash, x1), y)], fill=colour, width=width)
+        x += dash + gap
+
+
+def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], target: int, *, title: str = "",
+                    winners: Sequence[int] = (), mercy: int | None = None) -> bytes:
+    """A PNG of each side's score after every hand. ``scores[h][i]`` is side i's score after hand h+1;
+    the chart starts from 0 before the first hand. Names may be team labels ("Alice & Carol")."""
+    sides = len(names)
+    if not 1 <= sides <= len(SIDE_COLOURS):
+        raise ValueError(f"a chart shows 1 to {len(SIDE_COLOURS)} sides, not {sides}")
+    if any(len(row) != sides for row in scores):
+        raise ValueError(f"every hand needs a score for each of the {sides} sides")
+    if any(not 0 <= w < sides for w in winners):
+        raise ValueError(f"winners must be side numbers from 0 to {sides - 1}")
+    hands = len(scores)
+    series = [[0, *(row[i] for row in scores)] for i in range(sides)]
+    finals = [line[-1] for line in series]
+
+    # Vertical range: every score, 0, the target and the mercy line, on round ticks.
+    low = min(0, *(min(line) for line in series), -mercy if mercy is not None else 0)
+    high = max(target, *(max(line) for line in series))
+    y_step = _nice_step(high - low, 6)
+    y_low, y_high = math.floor(low / y_step) * y_step, math.ceil(high / y_step) * y_step
+    if y_high == y_low:
+        y_high += y_step
+    y_ticks = range(y_low, y_high + 1, y_step)
+
+    tick_font, label_font = chart_font(12), chart_font(13)
+    name_fonts = (chart_font(14), chart_font(14, bold=True))
+    title_font = chart_font(17, bold=True)
+    shown_title = fit_text(" ".join(printable_text(title).split()), title_font, WIDTH - 2 * MARGIN)
+
+    left = MARGIN + max(tick_font.getlength(_signed(t)) for t in y_ticks) + 8
+    right = WIDTH - MARGIN - LEGEND_WIDTH - 12
+    top = 54 if shown_title else 24
+    bottom = HEIGHT - 46
+
+    def x_of(hand: float) -> float:
+        return left + (right - left) * hand / max(hands, 1)
+
+    def y_of(score: float) -> float:
+        return bottom - (bottom - top) * (score - y_low) / (y_high - y_low)
+
+    x_step = _nice_step(hands, 10)
+    x_ticks = list(range(0, hands + 1, x_step))
+    if hands - x_ticks[-1] >= x_step * 0.6:
+        x_ticks.append(hands)  # the last hand, when it isn't crowded by the tick before it
+
+    # Shapes, supersampled.
+    big = Image.new("RGB", (WIDTH * SCALE, HEIGHT * SCALE), BACKGROUND)
+    draw = ImageDraw.Draw(big)
+    for tick in y_ticks:
+        grid_y = round(y_of(tick)) * SCALE  # on whole pixels, so grid lines stay sharp
+        draw.line([(left * SCALE, grid_y), (right * SCALE, grid_y)], fill=AXIS if tick == 0 else GRID, width=SCALE)
+    for tick in x_ticks:
+        tick_x = round(x_of(tick)) * SCALE
+        draw.line([(tick_x, bottom * SCALE), (tick_x, (bottom + 4) * SCALE)], fill=AXIS, width=SCALE)
+    _dashed(draw, left * SCALE, right * SCALE, y_of(target) * SCALE, TARGET, 2 * SCALE)
+    if mercy is not None:
+        _dashed(draw, left * SCALE, right * SCALE, y_of(-mercy) * SCALE, MERCY, 2 * SCALE)
+
+    winning = set(winners)
+    radius = (4 if hands <= 15 else 3) * SCALE
+    for side in sorted(range(sides), key=lambda s: s in winning):  # winners on top
+        colour, points = SIDE_COLOURS[side], [(x_of(h) * SCALE, y_of(v) * SCALE) for h, v in enumerate(series[side])]
+        if len(points) > 1:
+            width = (3 if side in winning else 2) * SCALE - (SCALE // 2 if hands > MARKERS_UP_TO else 0)
+            draw.line(points, fill=colour, width=width, joint="curve")
+        if hands <= MARKERS_UP_TO:
+            for x, y in points[1:-1]:
+                _marker(draw, MARKERS[side], x, y, radius, colour)
+        _marker(draw, MARKERS[side], *points[-1], 5 * SCALE, colour)
+
+    legend_x = WIDTH - MARGIN - LEGEND_WIDTH
+    order = sorted(range(sides), key=lambda s: (s not in winning, -finals[s], s))
+    entry_height = 46
+    for row, side in enumerate(order):
+        swatch_y = (top + row * entry_height + 9) * SCALE
+        draw.line([(legend_x * SCALE, swatch_y), ((legend_x + 22) * SCALE, swatch_y)], fill=SIDE_COLOURS[side],
+                  width=3 * SCALE)
+        _marker(draw, MARKERS[side], (legend_x + 11) * SCALE, swatch_y, 4 * SCALE, SIDE_COLOURS[side])
+
+    image = big.reduce(SCALE)
+
+    # Text, at full size.
+    draw = ImageDraw.Draw(image)
+    if shown_title:
+        draw.text((MARGIN, 14), shown_title, font=title_font, fill=TEXT)
+    for tick in y_ticks:
+        draw.text((left - 8, round(y_of(tick))), _signed(tick), font=tick_font, fill=MUTED, anchor="rm")
+    for tick in x_ticks:
+        draw.text((round(x_of(tick)), bottom + 7), str(tick), font=tick_font, fill=MUTED, anchor="mt")
+    draw.text(((left + right) / 2, HEIGHT - 8), "hand", font=tick_font, fill=MUTED, anchor="mb")
+
+    lines = [(target, f"target {_signed(target)}", TARGET)]
+    if mercy is not None:
+        lines.append((-mercy, f"mercy {_signed(-mercy)}", MERCY))
+    for value, label, colour in lines:
+        y = y_of(value)
+        above = y - 20 > top
+        at, anchor = ((right - 6, y - 5), "rb") if above else ((right - 6, y + 6), "rt")
+        box = draw.textbbox(at, label, font=label_font, anchor=anchor)
+        draw.rounded_rectangle((box[0] - 5, box[1] - 3, box[2] + 5, box[3] + 3), radius=4, fill=BACKGROUND)
+        draw.text(at, label, font=label_font, fill=colour, anchor=anchor)
+
+    for row, side in enumerate(order):
+        entry_y = top + row * entry_height
+        won = side in winning
+        name_font = name_fonts[won]
+        name = " ".join(printable_text(names[side]).split()) or "?"
+        draw.text((legend_x + 30, entry_y + 9), fit_text(name, name_font, LEGEND_WIDTH - 30), font=name_font,
+                  fill=TEXT, anchor="lm")
+        draw.text((legend_x + 30, entry_y + 29), _signed(finals[side]), font=label_font, fill=MUTED, anchor="lm")
+        if won:
+            score_width = label_font.getlength(_signed(finals[side]))
+            draw.text((legend_x + 38 + score_width, entry_y + 29), "★ winner", font=label_font, fill=GOLD, anchor="lm")
+
+    out = io.BytesIO()
+    palette = image.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    palette.save(out, "PNG", compress_level=6)  # level 9 saves under a tenth more bytes for five times the time
+    return out.getvalue()

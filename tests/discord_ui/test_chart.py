@@ -1,0 +1,143 @@
+"""The game-over score chart: a small PNG of the right size for every mode and length of game, whatever
+the names, that shows each side, the lines it is asked for, and the winner."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from bot.discord_ui.chart import (
+    GOLD,
+    HEIGHT,
+    MERCY,
+    SIDE_COLOURS,
+    WIDTH,
+    chart_font,
+    fit_text,
+    printable_text,
+    score_chart_png,
+)
+
+
+def running_scores(sides: int, hands: int, seed: int, low: int = -120, high: int = 130) -> list[list[int]]:
+    """Scores after each hand, moving by whole tens with a few bags, as Spades scores do."""
+    rng = random.Random(seed)
+    totals = [0] * sides
+    rows = []
+    for _ in range(hands):
+        totals = [t + rng.randrange(low, high, 10) + rng.randrange(3) for t in totals]
+        rows.append(list(totals))
+    return rows
+
+
+def opened(png: bytes) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG"
+    assert image.size == (WIDTH, HEIGHT)
+    image.load()
+    return image
+
+
+def pixels_near(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 24) -> int:
+    counts = image.convert("RGB").getcolors(WIDTH * HEIGHT)
+    assert counts is not None
+    return sum(n for n, rgb in counts
+               if isinstance(rgb, tuple) and max(abs(a - b) for a, b in zip(rgb, colour, strict=True)) <= tolerance)
+
+
+GAMES = {
+    "cutthroat": (["Alice", "Bob", "Carol"], 300),
+    "solo": (["Alice", "Bob", "Carol", "Dave"], 500),
+    "partners": (["Alice & Carol", "Bob & Dave"], 500),
+}
+
+
+@pytest.mark.parametrize("mode", GAMES)
+def test_each_mode_gives_a_small_png_with_a_colour_for_each_side(mode):
+    names, target = GAMES[mode]
+    png = score_chart_png(names, running_scores(len(names), 12, seed=7), target, title=f"{mode} game",
+                          winners=[0])
+    image = opened(png)
+    assert len(png) < 60_000
+    for side in range(len(names)):
+        assert pixels_near(image, SIDE_COLOURS[side]) > 200, f"side {side} is not drawn"
+    for unused in SIDE_COLOURS[len(names):]:
+        assert pixels_near(image, unused, tolerance=10) == 0
+
+
+@pytest.mark.parametrize("hands", [0, 1, 150])
+def test_any_length_of_game_fits_the_same_picture(hands):
+    png = score_chart_png(["Alice", "Bob", "Carol"], running_scores(3, hands, seed=hands), 500, winners=[2])
+    opened(png)
+    assert len(png) < 60_000
+
+
+def test_the_winner_is_marked_and_the_mercy_line_is_drawn_only_when_asked():
+    scores = running_scores(2, 20, seed=3, low=-150, high=40)  # mostly falling: deep negative scores
+    assert min(min(row) for row in scores) < -500
+    plain = opened(score_chart_png(["Alice", "Bob"], scores, 200))
+    marked = opened(score_chart_png(["Alice", "Bob"], scores, 200, winners=[1], mercy=200))
+    assert pixels_near(plain, GOLD, tolerance=12) == 0
+    assert pixels_near(marked, GOLD, tolerance=12) > 30
+    assert pixels_near(plain, MERCY, tolerance=12) == 0
+    assert pixels_near(marked, MERCY, tolerance=12) > 200
+
+
+def test_the_same_game_gives_the_same_bytes_and_another_game_does_not():
+    scores = running_scores(4, 30, seed=11)
+    first = score_chart_png(["A", "B", "C", "D"], scores, 500, title="t", winners=[0], mercy=300)
+    again = score_chart_png(["A", "B", "C", "D"], [list(row) for row in scores], 500, title="t", winners=[0],
+                            mercy=300)
+    assert first == again
+    scores[-1][0] += 50
+    assert score_chart_png(["A", "B", "C", "D"], scores, 500, title="t", winners=[0], mercy=300) != first
+
+
+def test_long_and_exotic_names_are_shortened_and_never_drawn_as_boxes():
+    names = ["Bartholomew the Magnificent, Destroyer of Trumps", "李小龍", "🔥🔥🔥", "Zoë\nÅsa\u200d"]
+    opened(score_chart_png(names, running_scores(4, 8, seed=5), 300, title="🏆 " + "very long title " * 10))
+    font = chart_font(14)
+    short = fit_text(names[0], font, 150)
+    assert short.endswith("…") and names[0].startswith(short[:-1])
+    assert font.getlength(short) <= 150
+    assert fit_text("Bob", font, 150) == "Bob"
+    assert printable_text("José Дмитрий Ωmega") == "José Дмитрий Ωmega"
+    assert printable_text("李小龍 Bruce") == "??? Bruce"
+    assert printable_text("🔥Blaze🔥") == "Blaze"
+    assert printable_text("Zoë\nÅsa\u200d") == "Zoë Åsa"
+    assert printable_text("\u01fb") == "a"  # an accented letter the font lacks keeps its letter
+
+
+@pytest.mark.parametrize(("names", "scores", "winners", "message"), [
+    (["A", "B", "C", "D", "E"], [], (), "1 to 4 sides"),
+    ([], [], (), "1 to 4 sides"),
+    (["A", "B"], [[10, 20], [30]], (), "each of the 2 sides"),
+    (["A", "B"], [[10, 20]], (2,), "from 0 to 1"),
+])
+def test_bad_input_is_refused_with_a_clear_message(names, scores, winners, message):
+    with pytest.raises(ValueError, match=message):
+        score_chart_png(names, scores, 500, winners=winners)
+
+
+@st.composite
+def charts(draw):
+    sides = draw(st.integers(1, 4))
+    hands = draw(st.integers(0, 160))
+    names = draw(st.lists(st.text(max_size=60), min_size=sides, max_size=sides))
+    scores = draw(st.lists(st.lists(st.integers(-100_000, 100_000), min_size=sides, max_size=sides),
+                           min_size=hands, max_size=hands))
+    winners = draw(st.lists(st.integers(0, sides - 1), max_size=sides, unique=True))
+    return names, scores, draw(st.integers(1, 10_000)), {
+        "title": draw(st.text(max_size=120)), "winners": winners, "mercy": draw(st.none() | st.integers(1, 5000))}
+
+
+@settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
+@given(charts())
+def test_any_valid_game_draws_without_error(chart):
+    names, scores, target, options = chart
+    opened(score_chart_png(names, scores, target, **options))

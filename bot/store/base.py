@@ -85,10 +85,10 @@ class Store(Protocol):
         events: Sequence[Mapping[str, Any]],
         deadline: Deadline | Unchanged | None = UNCHANGED,
         posts: Sequence[Post] = (),
-    ) -> None:
+    ) -> list[int]:
         """Store one accepted action: its events from `first_seq` on, unless UNCHANGED the game's turn
         deadline, and the posts it owes, all or nothing, committed before returning (the checks of
-        `append_event`; a refused action stores none of its posts)."""
+        `append_event`; a refused action stores none of its posts). Returns the posts' ids, in order."""
 
     async def finish_game(
         self, game_id: str, results: Sequence[SeatResult], posts: Sequence[Post] = ()
@@ -98,14 +98,15 @@ class Store(Protocol):
         Idempotent: a second call changes nothing (adds no posts) and returns what the first one did.
         """
 
-    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> None:
+    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> list[int]:
         """End the game without a result (ratings and stats ignore it) and keep `posts`, in one
-        transaction; cancelling a cancelled game changes nothing and adds no posts."""
+        transaction; the posts' ids. Cancelling a cancelled game changes nothing and adds no posts."""
 
     # -- the outbox -----------------------------------------------------------------------------
 
-    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> None:
-        """Keep posts owed by something that saved nothing else (a table refresh, say), in any status."""
+    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> list[int]:
+        """Keep posts owed by something that saved nothing else (a table refresh, say), in any status;
+        their ids."""
 
     async def pending_posts(self) -> list[PendingPost]:
         """Every post not yet reported delivered, oldest first, whatever its game's status."""

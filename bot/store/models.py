@@ -162,7 +162,8 @@ class SeatResult:
 class RatingChange:
     """What one human's finished game did to their rating (ordinal) and leaderboard rank.
 
-    `*_before` are None for a player's first rated game in this server and mode.
+    `*_before` are None for a player's first rated game in this server and mode; `games` counts
+    their rated games in this server and mode up to and including this one.
     """
 
     seat: int
@@ -172,6 +173,7 @@ class RatingChange:
     rating_after: float
     rank_before: int | None
     rank_after: int
+    games: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -56,7 +56,7 @@ import time
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import partial
 from itertools import pairwise
 from pathlib import Path
@@ -163,9 +163,13 @@ def _post_rows(game_id: str, posts: Sequence[Post]) -> list[PostRow]:
     return [(game_id, post.kind, replay.dumps(post.payload)) for post in posts]
 
 
-def _insert_posts(conn: sqlite3.Connection, rows: Sequence[PostRow], now: float) -> None:
-    if rows:
-        conn.execute(_INSERT_POSTS, (replay.dumps(rows), now))
+def _insert_posts(conn: sqlite3.Connection, rows: Sequence[PostRow], now: float) -> list[int]:
+    """The new posts' ids, in order: one INSERT under the single writer numbers them consecutively."""
+    if not rows:
+        return []
+    last = conn.execute(_INSERT_POSTS, (replay.dumps(rows), now)).lastrowid
+    assert last is not None
+    return list(range(last - len(rows) + 1, last + 1))
 
 
 # Primary result codes that mean "not now": the transaction was rolled back or never began, and the
@@ -512,6 +516,7 @@ class _QueuedAction:
     deadline: Deadline | Unchanged | None
     posts: list[PostRow]
     done: asyncio.Future[None]
+    post_ids: list[int] = field(default_factory=list)
 
 
 def _status(conn: sqlite3.Connection, game_id: str) -> str:
@@ -551,7 +556,9 @@ def _append_batch(conn: sqlite3.Connection, batch: Sequence[_QueuedAction], now:
     try:
         if conn.execute(_APPEND_BATCH, (replay.dumps(events), now)).rowcount == len(events):
             conn.execute(_SET_DEADLINES, (replay.dumps(deadlines),))
-            _insert_posts(conn, [row for item in batch for row in item.posts], now)
+            ids = iter(_insert_posts(conn, [row for item in batch for row in item.posts], now))
+            for item in batch:
+                item.post_ids = [next(ids) for _ in item.posts]
             conn.execute("RELEASE batch")
             return [None] * len(batch)
     except sqlite3.IntegrityError:
@@ -570,7 +577,7 @@ def _write_action(conn: sqlite3.Connection, item: _QueuedAction, now: float) -> 
                 raise _append_refusal(conn, item.game_id, seq)
         if not isinstance(item.deadline, Unchanged):
             conn.execute(_SET_DEADLINE, (*_deadline_columns(item.deadline), item.game_id))
-        _insert_posts(conn, item.posts, now)
+        item.post_ids = _insert_posts(conn, item.posts, now)
     except StoreError as refusal:
         conn.execute("ROLLBACK TO action")
         conn.execute("RELEASE action")
@@ -688,8 +695,10 @@ def _rank(conn: sqlite3.Connection, guild_id: int, mode: str, ordinal: float) ->
 def _stored_changes(conn: sqlite3.Connection, game_id: str) -> tuple[RatingChange, ...]:
     rows = _all(
         conn,
-        "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after"
-        " FROM results WHERE game_id = ? AND is_bot = 0 ORDER BY seat",
+        "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after,"
+        " (SELECT count(*) FROM results AS o WHERE o.guild_id = r.guild_id AND o.player_key = r.player_key"
+        "  AND o.mode = r.mode AND o.finished_at <= r.finished_at) AS games"
+        " FROM results AS r WHERE game_id = ? AND is_bot = 0 ORDER BY seat",
         (game_id,),
     )
     return tuple(
@@ -701,6 +710,7 @@ def _stored_changes(conn: sqlite3.Connection, game_id: str) -> tuple[RatingChang
             r["rating_after"],
             r["rank_before"],
             r["rank_after"],
+            r["games"],
         )
         for r in rows
     )
@@ -1011,7 +1021,7 @@ class SqliteStore:
         events: Sequence[Mapping[str, Any]],
         deadline: Deadline | Unchanged | None = UNCHANGED,
         posts: Sequence[Post] = (),
-    ) -> None:
+    ) -> list[int]:
         if first_seq < 1:
             raise EventSequenceError(f"game {game_id!r}: event seqs count from 1, got {first_seq}")
         item = _QueuedAction(
@@ -1026,6 +1036,7 @@ class SqliteStore:
         if len(self._queued) == 1:
             asyncio.get_running_loop().call_soon(self._commit_queued)
         await item.done  # a caller that gives up leaves its action in the batch: it is saved all the same
+        return item.post_ids
 
     def _commit_queued(self) -> None:
         """Group commit: every action queued meanwhile goes into one transaction. Callers hear back
@@ -1054,36 +1065,37 @@ class SqliteStore:
         rows = _post_rows(game_id, posts)
         return await self._write(partial(_finish, game_id=game_id, results=results, posts=rows))
 
-    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> None:
+    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> list[int]:
         rows = _post_rows(game_id, posts)
 
-        def cancel(conn: sqlite3.Connection) -> None:
+        def cancel(conn: sqlite3.Connection) -> list[int]:
             status = _status(conn, game_id)
             if status == "finished":
                 raise GameStateError(f"game {game_id!r} has finished; it cannot be cancelled")
-            if status != "cancelled":
-                now = time.time()
-                conn.execute(
-                    "UPDATE games SET status = 'cancelled', ended_at = ?, deadline_kind = NULL,"
-                    " deadline_at = NULL WHERE game_id = ?",
-                    (now, game_id),
-                )
-                _insert_posts(conn, rows, now)
+            if status == "cancelled":
+                return []
+            now = time.time()
+            conn.execute(
+                "UPDATE games SET status = 'cancelled', ended_at = ?, deadline_kind = NULL,"
+                " deadline_at = NULL WHERE game_id = ?",
+                (now, game_id),
+            )
+            return _insert_posts(conn, rows, now)
 
-        await self._write(cancel)
+        return await self._write(cancel)
 
     # -- the outbox ---------------------------------------------------------------------------------
 
-    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> None:
+    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> list[int]:
         rows = _post_rows(game_id, posts)
         if not rows:
-            return
+            return []
 
-        def add(conn: sqlite3.Connection) -> None:
+        def add(conn: sqlite3.Connection) -> list[int]:
             _status(conn, game_id)  # GameNotFoundError for an unknown game
-            _insert_posts(conn, rows, time.time())
+            return _insert_posts(conn, rows, time.time())
 
-        await self._write(add)
+        return await self._write(add)
 
     async def pending_posts(self) -> list[PendingPost]:
         rows = await self._read(

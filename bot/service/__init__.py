@@ -13,14 +13,27 @@ from bot.service.changes import (
     TableChanged,
     TrickWon,
     TurnReminder,
+    TurnStarted,
 )
 from bot.service.clock import Clock, ManualClock, SystemClock
 from bot.service.errors import Refusal, SaveFailed
-from bot.service.games import BOT_LEVELS, Decider, GameService, InlineDecider, Listener, LiveGame, parse_bid
+from bot.service.games import (
+    BOT_LEVELS,
+    BOT_WIDE,
+    DEFAULT_LOBBY_TIMEOUT,
+    Decider,
+    GameService,
+    InlineDecider,
+    Listener,
+)
+from bot.service.inputs import parse_bid
+from bot.service.live import LiveGame
+from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange
 
 __all__ = [
-    "BOT_LEVELS", "ActedForPlayer", "Change", "Clock", "Decider", "GameCancelled", "GameOver",
-    "GameService", "GameStarted", "HandDealt", "HandScored", "InlineDecider", "Listener", "LiveGame",
-    "LobbyChanged", "ManualClock", "Refusal", "SaveFailed", "SeatTakenOver", "SystemClock",
-    "TableChanged", "TrickWon", "TurnReminder", "parse_bid",
+    "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "ActedForPlayer", "Change", "Clock", "Decider",
+    "FinishOutcome", "GameCancelled", "GameOver", "GameService", "GameStarted", "HandDealt", "HandScored",
+    "InlineDecider", "LeaderboardEntry", "LeaderboardSort", "Listener", "LiveGame", "LobbyChanged",
+    "ManualClock", "PlayerStats", "RatingChange", "Refusal", "SaveFailed", "SeatTakenOver", "SystemClock",
+    "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "parse_bid",
 ]

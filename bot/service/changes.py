@@ -1,6 +1,9 @@
 """What the service tells the Discord layer after each accepted action, in order.
 
 Plain values, no discord imports: the renderer decides what to post, edit or send privately.
+A change that carries a `post_id` was owed in the same transaction as the action that caused it
+(the outbox): the listener calls `GameService.delivered(post_id)` once it is out, and whatever was
+not delivered before a crash is published again after the restart.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ class HandDealt:
 
     hand_number: int
     hidden_seats: tuple[int, ...]
+    post_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,16 +46,29 @@ class TrickWon:
 @dataclass(frozen=True, slots=True)
 class HandScored:
     hand: HandLog
+    post_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GameOver:
-    outcome: FinishOutcome | None  # None when the game was cancelled
+    outcome: FinishOutcome
+    post_id: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class GameCancelled:
     reason: str
+    post_id: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    """A person's turn began and they haven't acted for a few seconds: worth one mention.
+
+    `token` is the game's event count then; any later action makes the mention stale."""
+
+    seat: int
+    token: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,4 +92,4 @@ class SeatTakenOver:
 
 
 Change = (LobbyChanged | GameStarted | HandDealt | TableChanged | TrickWon | HandScored | GameOver
-          | GameCancelled | TurnReminder | ActedForPlayer | SeatTakenOver)
+          | GameCancelled | TurnStarted | TurnReminder | ActedForPlayer | SeatTakenOver)

@@ -1,0 +1,37 @@
+"""What people type, read strictly: anything that isn't plainly a bid or a setting is refused in words."""
+
+from __future__ import annotations
+
+import re
+
+from bot.service.errors import Refusal
+
+_PLAIN_NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII digits only: "²" and "٣" are digits to str.isdigit
+
+
+def parse_bid(text: str) -> tuple[int, bool]:
+    """``nil``, ``blind nil`` or a number, as people type them, into (tricks, blind)."""
+    cleaned = " ".join(text.strip().lower().replace("_", " ").split())
+    spaced = cleaned.replace("-", " ")
+    if spaced in ("blind nil", "blind", "bn", "blind 0"):
+        return 0, True
+    if cleaned in ("nil", "zero", "0"):
+        return 0, False
+    if _PLAIN_NUMBER.fullmatch(cleaned):
+        return int(cleaned), False
+    if cleaned.startswith("-") and _PLAIN_NUMBER.fullmatch(cleaned[1:]):
+        raise Refusal("A bid can't be negative: type nil, blind nil, or a number of tricks.")
+    raise Refusal(f"“{text.strip()}” isn't a bid: type nil, blind nil, or a number of tricks.")
+
+
+def parse_whole_number(name: str, value: object, low: int, high: int) -> int:
+    """A setting given as a number or as text; the refusal names the setting and its range."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        number = value
+    elif isinstance(value, str) and _PLAIN_NUMBER.fullmatch(value.strip()):
+        number = int(value.strip())
+    else:
+        raise Refusal(f"{name} can't be “{value}”: it takes a whole number from {low} to {high}.")
+    if not low <= number <= high:
+        raise Refusal(f"{name} can't be {number}: it takes a whole number from {low} to {high}.")
+    return number

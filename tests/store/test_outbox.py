@@ -70,19 +70,23 @@ async def test_posts_are_saved_with_the_action_and_survive_a_restart(db_url: str
 async def test_in_a_shared_commit_a_refused_action_keeps_none_of_its_posts(store: Store) -> None:
     later = {f"g{n}": await _started(store, f"g{n}", seed=n) for n in range(4)}
 
-    def save(game_id: str, first_seq: int, kind: str) -> Coroutine[Any, Any, None]:
+    def save(game_id: str, first_seq: int, kind: str) -> Coroutine[Any, Any, list[int]]:
         return store.append_events(game_id, first_seq, _events(later[game_id], first_seq), posts=[Post(kind, {})])
 
     outcomes = await asyncio.gather(
         save("g0", 5, "ok0"), save("g1", 4, "duplicate"), save("g2", 5, "ok2"), save("g3", 7, "gap"),
         return_exceptions=True,
     )  # fmt: skip
-    assert [type(o) for o in outcomes] == [type(None), DuplicateEventError, type(None), EventGapError]
-    assert _kinds(await store.pending_posts()) == [("g0", "ok0"), ("g2", "ok2")]
+    assert [type(o) for o in outcomes] == [list, DuplicateEventError, list, EventGapError]
+    pending = await store.pending_posts()
+    assert _kinds(pending) == [("g0", "ok0"), ("g2", "ok2")]
+    assert [outcomes[0], outcomes[2]] == [[p.post_id] for p in pending]  # each caller hears its posts' ids
 
     # all accepted at once (the batched statement) keeps every post, in order
-    await asyncio.gather(save("g0", 6, "a"), save("g1", 5, "b"), save("g2", 6, "c"), save("g3", 5, "d"))
-    assert _kinds(await store.pending_posts())[2:] == [("g0", "a"), ("g1", "b"), ("g2", "c"), ("g3", "d")]
+    ids = await asyncio.gather(save("g0", 6, "a"), save("g1", 5, "b"), save("g2", 6, "c"), save("g3", 5, "d"))
+    pending = (await store.pending_posts())[2:]
+    assert _kinds(pending) == [("g0", "a"), ("g1", "b"), ("g2", "c"), ("g3", "d")]
+    assert ids == [[p.post_id] for p in pending]
 
 
 async def test_a_payload_that_is_not_json_fails_its_caller_only(store: Store) -> None:
@@ -90,7 +94,7 @@ async def test_a_payload_that_is_not_json_fails_its_caller_only(store: Store) ->
     bad = store.append_events("g0", 5, _events(later["g0"], 5), posts=[Post("table", {"when": object()})])
     good = store.append_events("g1", 5, _events(later["g1"], 5), posts=[Post("table", {"fine": True})])
     outcomes = await asyncio.gather(bad, good, return_exceptions=True)
-    assert isinstance(outcomes[0], TypeError) and outcomes[1] is None
+    assert isinstance(outcomes[0], TypeError) and isinstance(outcomes[1], list)
     assert _kinds(await store.pending_posts()) == [("g1", "table")]
     stored = await store.load_game("g0")
     assert stored is not None and stored.game is not None and stored.game.event_count == 4

@@ -1,0 +1,157 @@
+"""Pictures of a channel for humans: a real Spades game's messages (table, a player's hand panel,
+the hand summary, the game over with its chart) come out as a Discord-like PNG."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+from typing import Any
+
+from PIL import Image
+
+from bot.ai import ComputerPlayer, apply_move, make_player
+from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.render import MODE_TITLES, game_over_text, hand_summary, lobby_text, table_text
+from bot.discord_ui.views import card_button, lobby_view, table_view
+from bot.engine import Game, Mode, Phase, Rules, display_sorted, seat_view
+from bot.engine.cards import SUIT_OF
+from bot.service import LiveGame
+from bot.store import FinishOutcome, RatingChange, Seat
+from tests.fake_discord.picture import BUTTON_COLOURS, LINK, ShownMessage, render_messages_png
+
+PLAYERS = {"1": "Alice", "2": "Bob", "3": "Carol"}
+
+
+def play_until(game: Game, players: list[ComputerPlayer], stop: Callable[[Game], bool]) -> None:
+    """Computer players' moves until `stop(game)` or the game's end."""
+    while not game.is_over and not stop(game):
+        if game.phase is Phase.DEALING:
+            game.deal()
+            continue
+        seat = game.turn
+        assert seat is not None
+        apply_move(game, seat, players[seat].choose(seat_view(game, seat)))
+
+
+def hand_panel(live: LiveGame, seat: int) -> dict[str, Any]:
+    """A Components V2 panel of the seat's cards, a row per suit (five buttons at most to a row)."""
+    game = live.game
+    assert game is not None
+    legal = set(game.legal_cards(seat)) if game.turn == seat and game.phase is Phase.PLAYING else set()
+    rows: list[dict[str, Any]] = []
+    by_suit: dict[int, list[int]] = {}
+    for card in display_sorted(game.hand_of(seat)):
+        by_suit.setdefault(SUIT_OF[card], []).append(card)
+    for cards in by_suit.values():
+        for start in range(0, len(cards), 5):
+            rows.append({"type": 1, "components": [card_button(live.game_id, c, c in legal)
+                                                   for c in cards[start:start + 5]]})
+    return {"type": 17, "accent_color": 0x5865F2, "components": [
+        {"type": 10, "content": f"### Your hand\n{MODE_TITLES[live.mode]} game `{live.game_id}`, "
+                                f"hand {game.hand_number} · **your turn** to play"},
+        *rows,
+        {"type": 14, "divider": True, "spacing": 1},
+        {"type": 10, "content": "-# Only legal cards are enabled. Spades not broken yet."},
+    ]}
+
+
+def sample_game() -> list[ShownMessage]:
+    """The messages of a seeded cutthroat game, as a channel shows them."""
+    mode, rules = Mode.CUTTHROAT, Rules(target=250)
+    seats = [Seat(i, name, user_id=int(uid)) for i, (uid, name) in enumerate(PLAYERS.items())]
+    live = LiveGame("3f9a2c", 1, 2, mode, rules, 1, seats, 120.0, status="lobby")
+    buttons = lobby_view(live)
+    assert buttons is not None
+    lobby = ShownMessage("Spades", lobby_text(live), bot=True, timestamp="Today at 21:02",
+                         components=buttons.to_components())
+    live.status = "playing"
+    live.game = game = Game.new(live.game_id, mode, rules, seed=7, names=list(PLAYERS.values()))
+    players = [make_player("normal", seed=seat) for seat in range(mode.seats)]
+    play_until(game, players, lambda g: g.phase is Phase.PLAYING)  # the first lead: a full hand of 17 cards
+    view = table_view(live)
+    assert view is not None
+    table = ShownMessage("Spades", table_text(live), bot=True, edited=True, components=view.to_components(),
+                         timestamp="Today at 21:03")
+    panel = ShownMessage("Spades", bot=True, ephemeral=True, components=[hand_panel(live, game.turn or 0)])
+    play_until(game, players, lambda g: len(g.hand_logs) == 2 and g.hand_logs[0].result is not None)
+    first_hand = game.hand_logs[0]
+    summary = ShownMessage("Spades", hand_summary(live, first_hand), bot=True)
+    chat = ShownMessage("Carol", "gg <@2>, that *nil* was **brave** — `/spades hand` again? 🃏♠♥",
+                        timestamp="Today at 21:07", edited=True)
+    play_until(game, players, lambda g: False)
+    outcome = FinishOutcome(live.game_id, (RatingChange(0, "u1", "Alice", None, 3.2, None, 1),
+                                           RatingChange(1, "u2", "Bob", 4.1, 2.9, 1, 2)), False)
+    logs = [log for log in game.hand_logs if log.result is not None]
+    chart = score_chart_png([s.name for s in seats], [list(log.result.scores) for log in logs if log.result],
+                            rules.target, title=f"Cutthroat Spades · game {live.game_id}", winners=game.winners)
+    over = ShownMessage("Spades", game_over_text(live, outcome), bot=True, attachments=[("scores.png", chart)])
+    return [lobby, table, panel, summary, chat, over]
+
+
+def opened(png: bytes, width: int) -> Image.Image:
+    image = Image.open(io.BytesIO(png))
+    assert image.format == "PNG" and image.width == width
+    image.load()
+    return image.convert("RGB")
+
+
+def colour_count(image: Image.Image, colour: tuple[int, int, int], tolerance: int = 6) -> int:
+    counts = image.getcolors(image.width * image.height)
+    assert counts is not None
+    return sum(n for n, rgb in counts
+               if isinstance(rgb, tuple) and max(abs(a - b) for a, b in zip(rgb, colour, strict=True)) <= tolerance)
+
+
+def test_a_game_renders_as_a_channel_with_buttons_the_hand_panel_and_the_chart():
+    messages = sample_game()
+    png = render_messages_png(messages, names=PLAYERS)
+    image = opened(png, 720)
+    assert 1200 < image.height < 4000
+    assert colour_count(image, BUTTON_COLOURS[3]) > 500  # the lobby's green Join
+    assert colour_count(image, BUTTON_COLOURS[4]) > 2000  # red-suited cards and Cancel
+    assert colour_count(image, LINK) > 20  # "Dismiss message" under the ephemeral panel
+    chart_only = render_messages_png([messages[-1]], names=PLAYERS)
+    without_chart = render_messages_png([ShownMessage(messages[-1].author, messages[-1].content, bot=True)])
+    assert opened(chart_only, 720).height - opened(without_chart, 720).height > 150  # the chart is shown
+
+
+def test_the_same_messages_give_the_same_bytes():
+    messages = sample_game()
+    assert render_messages_png(messages, names=PLAYERS) == render_messages_png(sample_game(), names=PLAYERS)
+
+
+def test_markdown_and_unknown_glyphs_change_the_picture_and_never_fail():
+    plain = render_messages_png([ShownMessage("Alice", "hello there")])
+    for content in ["**hello** there", "*hello* there", "`hello` there", "# hello there", "-# hello there",
+                    "> hello there", "```\nhello there\n```", "hello <@1>", "hello 🏆 there", "hello 李 there"]:
+        assert render_messages_png([ShownMessage("Alice", content)], names=PLAYERS) != plain, content
+    odd = "\u200d\ufe0f🇫🇷👨‍👩‍👧 ||x|| ~~y~~ __z__ <#9> <@&8> " + "long" * 80 + "\n" * 5 + "```unclosed"
+    opened(render_messages_png([ShownMessage("李小龍🔥" * 10, odd, edited=True, ephemeral=True)], width=400), 400)
+
+
+def test_every_kind_of_component_and_attachment_is_drawn():
+    chart = score_chart_png(["A", "B"], [[10, -20], [60, 30]], 100)
+    button_styles = [{"type": 2, "style": s, "label": f"style {s}", "disabled": s == 2} for s in range(1, 6)]
+    container = {"type": 17, "accent_color": 0xE67E22, "components": [
+        {"type": 9, "components": [{"type": 10, "content": "**Section** with a thumbnail"}],
+         "accessory": {"type": 11, "media": {"url": "attachment://chart.png"}}},
+        {"type": 9, "components": [{"type": 10, "content": "and with a button"}],
+         "accessory": {"type": 2, "style": 1, "label": "Go", "emoji": {"name": "▶"}}},
+        {"type": 14, "divider": True, "spacing": 2},
+        {"type": 12, "items": [{"media": {"url": "attachment://chart.png"}}, {"media": {"url": "https://x/y.png"}}]},
+        {"type": 13, "file": {"url": "attachment://record.json"}},
+        {"type": 1, "components": [{"type": 3, "placeholder": "Pick a bid", "options": []}]},
+    ]}
+    message = ShownMessage("Spades", bot=True, components=[{"type": 1, "components": button_styles}, container],
+                           attachments=[("chart.png", chart), ("record.json", b"{}"), ("notes.txt", b"x" * 3000)])
+    image = opened(render_messages_png([message]), 720)
+    assert colour_count(image, BUTTON_COLOURS[1]) > 300
+    assert colour_count(image, (0xE6, 0x7E, 0x22)) > 100  # the container's accent
+    alone = opened(render_messages_png([ShownMessage("Spades", bot=True, components=[container],
+                                                     attachments=[("chart.png", chart),
+                                                                  ("record.json", b"{}")])]), 720)
+    with_loose_file = opened(render_messages_png([ShownMessage("Spades", bot=True, components=[container],
+                                                               attachments=[("chart.png", chart),
+                                                                            ("record.json", b"{}"),
+                                                                            ("notes.txt", b"x")])]), 720)
+    assert with_loose_file.height > alone.height  # files the panel doesn't show come after it as chips

@@ -31,9 +31,8 @@ from bot.engine import (
     seat_view,
 )
 from bot.engine.cards import DIAMONDS, HEARTS, RANKS, SUIT_OF, SUIT_SYMBOLS
-from bot.selfplay import UsageError, at_least, budget_text, levels_list, parse_rules
+from bot.selfplay import DEFAULT_LEVEL, UsageError, at_least, budget_text, levels_list, parse_rules
 
-DEFAULT_LEVEL = "normal"
 LONGEST_ANSWER = 40  # characters; "queen of diamonds" is 17, so anything longer is a mistake
 LEAVE_WORDS = ("quit", "exit")
 TABLE_WORDS = ("?", "help", "table", "hand")

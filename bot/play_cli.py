@@ -178,6 +178,12 @@ class LeaveGame(Exception):
 def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, style: Style) -> Move:
     """Ask until the answer is a legal move; every refusal says why, in the engine's words."""
     view = seat_view(game, seat)
+    if view.cards_hidden and not view.can_blind_nil:  # e.g. the total rule forbids the 0
+        try:
+            game.verify_bid(seat, 0, blind=True)
+        except EngineError as error:
+            print(f"{error} So no blind nil: here are your cards.", file=out)
+        return REVEAL
     while True:
         if view.cards_hidden:
             prompt = "Bid blind nil, before seeing your cards? [y/N]: "

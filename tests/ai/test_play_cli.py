@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from bot import play_cli
-from bot.ai import Move
+from bot.ai import REVEAL, Move
 from bot.engine import Game, Rules, card_code, card_label, parse_card
 from tests.engine.helpers import deal, new_game
 
@@ -178,6 +178,17 @@ def test_a_bid_the_total_rule_forbids_is_refused_with_the_reason():
     move, text = ask(game, ["5", "nil"])
     assert move == Move.bid(0)
     assert text == "Bids can't total 17. You can bid nil, 1–4, 6–17.\n"
+
+
+def test_blind_nil_the_total_rule_forbids_is_not_offered():
+    game = new_game(rules=Rules(no_exact_total=True, blind_nil_deficit=0))
+    deal(game, {}, set_aside="7D")
+    for seat, bid in ((0, 9), (1, 8)):
+        game.reveal(seat)
+        game.bid(seat, bid)
+    move, text = ask(game, [])  # nothing is asked
+    assert move == REVEAL
+    assert text == "Bids can't total 17. So no blind nil: here are your cards.\n"
 
 
 def test_a_huge_line_is_refused_in_a_short_message_and_the_game_goes_on():

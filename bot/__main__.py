@@ -4,13 +4,19 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NoReturn
 
-from bot.engine import EngineError
+
+class OneLineErrors(argparse.ArgumentParser):
+    """The offline commands answer bad arguments with one line and exit code 2, not a usage dump."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message.rstrip('.')} (see --help)\n")
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Spades for Discord.")
-    commands = parser.add_subparsers(dest="command")
+    commands = parser.add_subparsers(dest="command", parser_class=OneLineErrors)
     from bot import play_cli, selfplay
 
     selfplay.add_arguments(commands.add_parser("selfplay", help="computer players play whole games offline"))
@@ -19,10 +25,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("selfplay", "play"):
         try:
             (selfplay.run if args.command == "selfplay" else play_cli.run)(args)
-        except (EngineError, ValueError) as error:
-            print(f"{args.command}: {error}", file=sys.stderr)
+        except selfplay.UsageError as error:
+            print(f"{parser.prog} {args.command}: {error}", file=sys.stderr)
             return 2
-        except (EOFError, KeyboardInterrupt):
+        except KeyboardInterrupt:
             return 130
         return 0
     from bot.discord_ui.app import run

@@ -1,15 +1,25 @@
-"""`python -m bot play`: a whole game in the terminal against computer players, no Discord needed."""
+"""`python -m bot play`: a whole game in the terminal against computer players, no Discord needed.
+
+It reads like the Discord table: the full table and your hand (by suit, hearts and diamonds in red
+on a colour terminal) only when a hand starts and when it is your turn, one short line per card
+as a trick builds, who won each trick, and a summary of every hand. A refused move says why.
+"""
 
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
 from bot.ai import BLIND_NIL, LEVELS, REVEAL, ComputerPlayer, Move, apply_move, make_player
 from bot.engine import (
+    ACCEPTED_FORMS,
+    BIG_JOKER,
+    LITTLE_JOKER,
+    Card,
     EngineError,
     Game,
     Mode,
@@ -20,123 +30,312 @@ from bot.engine import (
     parse_card,
     seat_view,
 )
-from bot.selfplay import parse_rules
+from bot.engine.cards import DIAMONDS, HEARTS, RANKS, SUIT_OF, SUIT_SYMBOLS
+from bot.selfplay import DEFAULT_LEVEL, UsageError, at_least, budget_text, levels_list, parse_rules
+
+LONGEST_ANSWER = 40  # characters; "queen of diamonds" is 17, so anything longer is a mistake
+LEAVE_WORDS = ("quit", "exit")
+TABLE_WORDS = ("?", "help", "table", "hand")
+_RED = "\x1b[31m"
+_RESET = "\x1b[0m"
+_SUIT_LINE_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦, as players hold them: colours alternate
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode])
-    parser.add_argument("--players", default=None,
+    parser.add_argument("--players", type=levels_list, default=None,
                         help="levels of the computer players, comma-separated, one per other seat "
-                             f"({', '.join(LEVELS)}; default: normal)")
+                             f"({', '.join(LEVELS)}; default: {DEFAULT_LEVEL})")
     parser.add_argument("--name", default="You")
-    parser.add_argument("--seat", type=int, default=0, help="your seat, from 0")
+    parser.add_argument("--seat", type=at_least(0), default=0, help="your seat, from 0")
     parser.add_argument("--seed", type=int, default=None)
-    parser.add_argument("--budget", default=None, help="the hard players' thinking time (seconds) or 200it")
+    parser.add_argument("--budget", type=budget_text, default=None,
+                        help="the hard players' thinking time (seconds) or 200it")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rule option of RULES.md; repeatable")
+                        help="a rule option of docs/rules.md; repeatable")
 
 
-def render_table(view: SeatView) -> str:
-    """The table as people read it: scores, bids and tricks, the trick in progress, your hand."""
-    lines = [f"— {view.mode.value}, game to {view.rules.target}, hand {view.hand_number}, "
-             f"spades {'broken' if view.spades_broken else 'not broken'} —"]
+class Style:
+    """How cards look: red hearts and diamonds on a colour terminal, plain text anywhere else."""
+
+    def __init__(self, colour: bool) -> None:
+        self.colour = colour
+
+    @classmethod
+    def for_stream(cls, out: TextIO) -> Style:
+        """Colour only on a terminal, and never when NO_COLOR is set (https://no-color.org)."""
+        return cls(out.isatty() and not os.environ.get("NO_COLOR"))
+
+    def red(self, text: str, suit: int) -> str:
+        return f"{_RED}{text}{_RESET}" if self.colour and suit in (HEARTS, DIAMONDS) else text
+
+    def card(self, card: Card) -> str:
+        return self.red(card_label(card), SUIT_OF[card])
+
+    def cards(self, cards: Iterable[Card]) -> str:
+        return " ".join(self.card(c) for c in display_sorted(cards))
+
+
+def hand_lines(cards: Sequence[Card], style: Style) -> list[str]:
+    """One line per suit, high to low; a suit you lack shows a dash so a void is plain to see."""
+    lines = []
+    for suit in _SUIT_LINE_ORDER:
+        ranks = [card_label(c) if c in (BIG_JOKER, LITTLE_JOKER) else RANKS[c % 13]
+                 for c in display_sorted(cards) if SUIT_OF[c] == suit]
+        lines.append("  " + style.red(f"{SUIT_SYMBOLS[suit]}  {' '.join(ranks) or '—'}", suit))
+    return lines
+
+
+def bid_text(bid: int | None, blind: bool) -> str:
+    if bid is None:
+        return "–"
+    return "blind nil" if blind else "nil" if bid == 0 else str(bid)
+
+
+def own_cards_lines(view: SeatView, style: Style) -> list[str]:
+    if view.cards_hidden:
+        return ["Your cards are face down: you may bid blind nil before you look at them."]
+    return ["Your hand:", *hand_lines(view.hand, style)] if view.hand else []
+
+
+def table_lines(view: SeatView, style: Style) -> list[str]:
+    """The whole table, for the start of a hand and a bidding turn: every seat's bid, tricks,
+    score and bags, the cards on the current trick, and your hand."""
+    where = "bidding" if view.phase is Phase.BIDDING else f"trick {len(view.tricks) + 1} of {view.tricks_per_hand}"
+    spades = "spades broken" if view.spades_broken else "spades not broken"
+    lines = [f"Hand {view.hand_number} · {where} · {spades}"]
+    width = max(len(name) for name in view.names)
     for seat, name in enumerate(view.names):
-        bid = view.bids[seat]
-        bid_text = "–" if bid is None else ("blind nil" if view.blind[seat] else "nil" if bid == 0 else str(bid))
-        marks = (" (dealer)" if seat == view.dealer else "") + (" ◀ to act" if seat == view.turn else "")
-        lines.append(f"  {name:<12} score {view.scores[seat]:>5}  bags {view.bags[seat]:>2}  "
-                     f"bid {bid_text:<9} tricks {view.tricks_won[seat]:>2}{marks}")
-    if view.tricks:
-        last = view.tricks[-1]
-        plays = "  ".join(f"{view.names[s]} {card_label(c)}" for s, c in last.plays)
-        lines.append(f"  last trick: {plays} → {view.names[last.winner]}")
+        marks = ("  dealer" if seat == view.dealer else "") + ("  ◀ to act" if seat == view.turn else "")
+        lines.append(f"  {name:<{width}}  bid {bid_text(view.bids[seat], view.blind[seat]):<9} "
+                     f"won {view.tricks_won[seat]:>2} │ score {view.scores[seat]:>5}  bags {view.bags[seat]:>2}"
+                     f"{marks}")
     if view.trick:
-        lines.append("  on the table: " + "  ".join(f"{view.names[s]} {card_label(c)}" for s, c in view.trick))
-    if view.hand:
-        lines.append("  your hand: " + " ".join(card_label(c) for c in display_sorted(view.hand)))
-    return "\n".join(lines)
+        lines.append("  On the table: " + " · ".join(f"{view.names[s]} {style.card(c)}" for s, c in view.trick))
+    return lines + own_cards_lines(view, style)
 
 
-def ask_human(view: SeatView, read: Callable[[str], str], out: TextIO) -> Move:
-    """Ask until the answer is a legal move; every refusal says why."""
+def play_turn_lines(view: SeatView) -> list[str]:
+    """The start of a playing turn, compact: scores can't change mid-hand and each card on the
+    trick has just been shown, so only tricks won against bids, and your hand."""
+    spades = "spades broken" if view.spades_broken else "spades not broken"
+    standing = " · ".join(f"{name} {won}/{bid_text(bid, blind)}" for name, won, bid, blind
+                          in zip(view.names, view.tricks_won, view.bids, view.blind, strict=True))
+    return [f"Your turn · trick {len(view.tricks) + 1} of {view.tricks_per_hand} · {spades} · won/bid: {standing}"]
+
+
+def trick_line(names: Sequence[str], number: int, plays: Sequence[tuple[int, Card]], style: Style,
+               winner: int | None = None) -> str:
+    """A trick as it stands: who played what, in order, and who won it once it is complete."""
+    line = f"Trick {number}: " + " · ".join(f"{names[s]} {style.card(c)}" for s, c in plays)
+    return line if winner is None else f"{line}  → {names[winner]} wins"
+
+
+def summary_lines(game: Game, style: Style) -> list[str]:
+    """The last scored hand: per player (per team in partners) bid against tricks won, the hand's
+    points with any bag penalty, bags and running score."""
+    logs = game.hand_logs
+    hand = logs[-1]
+    result = hand.result
+    assert result is not None
+    previous = logs[-2].result if len(logs) > 1 else None
+    bids = {b.seat: b for b in hand.bids}
+    lines = [f"Hand {hand.number} scored:"]
+    rows = []
+    for side in range(game.sides):
+        members = game.side_seats(side)
+        first = members[0]
+        before = previous.bags[first] if previous else 0
+        bag_outs = (before + result.new_bags[first] - result.bags[first]) // game.rules.bag_limit
+        penalty = f"  (bag penalty −{bag_outs * game.rules.bag_penalty})" if bag_outs else ""
+        texts = (" & ".join(game.names[s] for s in members),
+                 " + ".join(bid_text(bids[s].bid, bids[s].blind) for s in members),
+                 " + ".join(str(result.tricks_won[s]) for s in members))
+        rows.append((texts, f"{result.hand_points[first]:+d}", result.bags[first], result.scores[first], penalty))
+    name_width, bid_width, won_width = (max(len(texts[i]) for texts, *_ in rows) for i in range(3))
+    for (name, bid, won), points, bags, score, penalty in rows:
+        lines.append(f"  {name:<{name_width}}  bid {bid:<{bid_width}}  won {won:<{won_width}}  {points:>5}  "
+                     f"bags {bags:>2}  score {score:>5}{penalty}")
+    return lines
+
+
+def bid_choices(legal: Sequence[int]) -> str:
+    """``nil, 1–4, 6–17``: the legal bids as ranges."""
+    runs: list[list[int]] = []
+    for bid in legal:
+        if runs and bid == runs[-1][-1] + 1 and runs[-1][0] != 0:
+            runs[-1].append(bid)
+        else:
+            runs.append([bid])
+    return ", ".join("nil" if run == [0] else str(run[0]) if len(run) == 1 else f"{run[0]}–{run[-1]}"
+                     for run in runs)
+
+
+class LeaveGame(Exception):
+    """The person typed quit (or their input ended): stop here, the game unfinished."""
+
+
+def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, style: Style) -> Move:
+    """Ask until the answer is a legal move; every refusal says why, in the engine's words."""
+    view = seat_view(game, seat)
+    if view.cards_hidden and not view.can_blind_nil:  # e.g. the total rule forbids the 0
+        try:
+            game.verify_bid(seat, 0, blind=True)
+        except EngineError as error:
+            print(f"{error} So no blind nil: here are your cards.", file=out)
+        return REVEAL
     while True:
         if view.cards_hidden:
-            answer = read("Blind nil? You may bid it before seeing your cards [y/N]: ").strip().lower()
-            return BLIND_NIL if answer in ("y", "yes") else REVEAL
-        if view.legal_bids:
-            low, high = min(view.legal_bids), max(view.legal_bids)
-            answer = read(f"Your bid ({'nil' if low == 0 else low}–{high}): ").strip().lower()
-            bid = 0 if answer == "nil" else int(answer) if answer.isdigit() else None
-            if bid in view.legal_bids:
-                return Move.bid(bid)
-            print(f"“{answer}” isn't a bid you can make: choose from "
-                  f"{', '.join('nil' if b == 0 else str(b) for b in view.legal_bids)}.", file=out)
-            continue
-        legal = " ".join(card_label(c) for c in display_sorted(view.legal_cards))
-        answer = read(f"Your card ({legal}): ")
+            prompt = "Bid blind nil, before seeing your cards? [y/N]: "
+        elif view.legal_bids:
+            prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
+        else:
+            prompt = f"Your card ({style.cards(view.legal_cards)}): "
         try:
-            card = parse_card(answer)
-        except EngineError as error:
-            print(error, file=out)
+            answer = read(prompt).strip()
+        except EOFError:
+            raise LeaveGame("Input ended") from None
+        word = answer.lower()
+        if len(answer) > LONGEST_ANSWER:
+            print(f"That answer is {len(answer):,} characters long; a move is a word or two, like 4, nil or 10h.",
+                  file=out)
             continue
-        if card in view.legal_cards:
+        if word in LEAVE_WORDS:
+            raise LeaveGame("You left")
+        if word in TABLE_WORDS:
+            print("\n".join(table_lines(view, style)), file=out)
+            print(f"Cards can be typed as {ACCEPTED_FORMS}. Type quit to leave.", file=out)
+            continue
+        if view.cards_hidden:
+            if word in ("y", "yes", "blind", "blind nil"):
+                return BLIND_NIL
+            if word in ("", "n", "no", "show", "show my cards"):
+                return REVEAL
+            print("Answer y to bid blind nil, or n to look at your cards first.", file=out)
+        elif view.legal_bids:
+            bid = 0 if word == "nil" else int(word) if word.isascii() and word.isdigit() and len(word) <= 3 else None
+            if bid is None:
+                print(f"“{answer}” isn't a bid: type a number or nil ({bid_choices(view.legal_bids)}).", file=out)
+                continue
+            try:
+                game.verify_bid(seat, bid)
+            except EngineError as error:
+                print(f"{error} You can bid {bid_choices(view.legal_bids)}.", file=out)
+                continue
+            return Move.bid(bid)
+        else:
+            try:
+                card = parse_card(answer)
+                game.verify_play(seat, card)
+            except EngineError as error:
+                print(f"{error} You can play {style.cards(view.legal_cards)}.", file=out)
+                continue
             return Move.play(card)
-        print(f"You can't play {card_label(card)} now: play one of {legal}.", file=out)
 
 
-def run(args: argparse.Namespace, read: Callable[[str], str] = input, out: TextIO | None = None) -> Game:
-    out = out or sys.stdout
+class TerminalGame:
+    """One person at the table with computer players; prints what a player at a real table sees."""
+
+    def __init__(self, game: Game, human: int, bots: dict[int, ComputerPlayer], out: TextIO, style: Style) -> None:
+        self.game = game
+        self.human = human
+        self.bots = bots
+        self.out = out
+        self.style = style
+        self.table_shown_at = -1  # event count when the table was last printed
+
+    def say(self, *lines: str) -> None:
+        print("\n".join(lines), file=self.out)
+
+    def show_table(self) -> None:
+        """The full table, or while cards are played a compact line; never twice for one moment."""
+        if self.table_shown_at == self.game.event_count:
+            return
+        view = seat_view(self.game, self.human)
+        if view.phase is Phase.PLAYING and view.turn == self.human:
+            self.say(*play_turn_lines(view), *own_cards_lines(view, self.style))
+        else:
+            self.say(*table_lines(view, self.style))
+        self.table_shown_at = self.game.event_count
+
+    def play(self, read: Callable[[str], str]) -> None:
+        game = self.game
+        while not game.is_over:
+            if game.phase is Phase.DEALING:
+                game.deal()
+                self.say("", f"══ Hand {game.hand_number} · dealer: {game.names[game.dealer]} · "
+                             f"game to {game.rules.target} ══")
+                self.show_table()
+                continue
+            seat = game.turn
+            assert seat is not None
+            if seat == self.human:
+                self.show_table()
+                move = ask_human(game, seat, read, self.out, self.style)
+            else:
+                move = self.bots[seat].choose(seat_view(game, seat))
+            tricks_before = len(game.hand_logs[-1].tricks)
+            apply_move(game, seat, move)
+            self.narrate(seat, move, tricks_before)
+
+    def narrate(self, seat: int, move: Move, tricks_before: int) -> None:
+        game = self.game
+        if move.kind in ("bid", "blind_nil"):
+            who = "You bid" if seat == self.human else f"{game.names[seat]} bids"
+            self.say(f"{who} {bid_text(move.value, move.kind == 'blind_nil')}.")
+        elif move.kind == "play":
+            hand = game.hand_logs[-1]
+            if len(hand.tricks) == tricks_before:
+                self.say(trick_line(game.names, tricks_before + 1, game.trick, self.style))
+            else:
+                done = hand.tricks[-1]
+                self.say(trick_line(game.names, tricks_before + 1, done.plays, self.style, done.winner))
+                if hand.result is not None:
+                    self.say("", *summary_lines(game, self.style))
+
+
+def setup(args: argparse.Namespace) -> tuple[Game, dict[int, ComputerPlayer]]:
+    """The game and its computer players from the command line; bad input is a :class:`UsageError`."""
     mode = Mode.parse(args.mode)
-    rules = parse_rules(args.rule)
+    rules = parse_rules(args.rule, mode)
     if not 0 <= args.seat < mode.seats:
-        raise EngineError(f"{mode} has seats 0 to {mode.seats - 1}.")
-    levels = args.players.split(",") if args.players else ["normal"] * (mode.seats - 1)
+        raise UsageError(f"{mode} has seats 0 to {mode.seats - 1}, not {args.seat}.")
+    levels = list(args.players) if args.players else [DEFAULT_LEVEL] * (mode.seats - 1)
     if len(levels) != mode.seats - 1:
-        raise EngineError(f"{mode} needs {mode.seats - 1} computer players: --players takes that many levels.")
+        raise UsageError(f"{mode} has {mode.seats - 1} computer players: --players takes {mode.seats - 1} levels, "
+                         f"got {len(levels)}.")
+    if len(args.name) > LONGEST_ANSWER or not args.name.strip():
+        raise UsageError(f"--name takes a name of 1 to {LONGEST_ANSWER} characters.")
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     others = iter(levels)
     bots: dict[int, ComputerPlayer] = {}
     names = []
     for place in range(mode.seats):
         if place == args.seat:
-            names.append(args.name)
+            names.append(args.name.strip())
             continue
         level = next(others)
         bots[place] = make_player(level, seed * 10 + place, args.budget)
         names.append(f"{level}-bot-{place}")
-    game = Game.new(f"terminal-{seed}", mode, rules, seed, names)
-    while not game.is_over:
-        if game.phase is Phase.DEALING:
-            if game.hand_number:
-                _print_result(game, out)
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
-        if seat == args.seat:
-            view = seat_view(game, args.seat)
-            print(render_table(view), file=out)
-            apply_move(game, args.seat, ask_human(view, read, out))
-            continue
-        move = bots[seat].choose(seat_view(game, seat))
-        if move.kind == "play":
-            print(f"{names[seat]} plays {card_label(move.value)}", file=out)
-        elif move.kind in ("bid", "blind_nil"):
-            print(f"{names[seat]} bids {'blind nil' if move.kind == 'blind_nil' else move.value or 'nil'}",
-                  file=out)
-        apply_move(game, seat, move)
-    _print_result(game, out)
-    winners = ", ".join(names[s] for s in game.winners) or "nobody"
-    print(f"Game over ({game.ended}): {winners} won. Final scores: "
-          + ", ".join(f"{n} {s}" for n, s in zip(names, game.scores, strict=True)), file=out)
+    return Game.new(f"terminal-{seed}", mode, rules, seed, names), bots
+
+
+def run(args: argparse.Namespace, read: Callable[[str], str] = input, out: TextIO | None = None) -> Game:
+    out = out or sys.stdout
+    style = Style.for_stream(out)
+    game, bots = setup(args)
+    table = TerminalGame(game, args.seat, bots, out, style)
+    others = ", ".join(name for seat, name in enumerate(game.names) if seat != args.seat)
+    table.say(f"{game.mode.value.capitalize()} Spades to {game.rules.target}: {game.names[args.seat]} "
+              f"against {others}.",
+              f"Type cards as {ACCEPTED_FORMS}. ? shows the table, quit leaves.")
+    try:
+        table.play(read)
+    except LeaveGame as leaving:
+        table.say("", f"{leaving}: the game stops here, unfinished (hand {game.hand_number}).")
+        return game
+    winners = " & ".join(game.names[s] for s in game.winners) or "nobody"
+    how = {"target": "reached the target", "mercy": "the mercy rule"}.get(str(game.ended), str(game.ended))
+    table.say("", f"Game over ({how}): {winners} won.",
+              "Final scores: " + " · ".join(f"{n} {s}" for n, s in zip(game.names, game.scores, strict=True)))
     return game
-
-
-def _print_result(game: Game, out: TextIO) -> None:
-    result = game.hand_logs[-1].result
-    if result is None:
-        return
-    print(f"Hand {game.hand_number} over. " + "; ".join(
-        f"{name}: {tricks} tricks, {points:+d} → {score} ({bags} bags)"
-        for name, tricks, points, score, bags in zip(game.names, result.tricks_won, result.hand_points,
-                                                     result.scores, result.bags, strict=True)), file=out)

@@ -3,6 +3,10 @@
 Tournaments: ``--players hard,normal,normal`` names one level per player, ``--duplicate`` plays every
 deal once per seat rotation (the same seed gives the same deals, so luck of the cards cancels out),
 ``--budget`` bounds the hard player's search and ``--jobs`` plays games in parallel processes.
+
+Every run ends: a game still going after ``--max-hands`` hands (players that keep failing their bids
+can sink forever and never reach the target) is cancelled, so its record says ``"ended": "cancelled"``
+with no winner, and the summary counts it under ``cancelled``.
 """
 
 from __future__ import annotations
@@ -13,47 +17,101 @@ import math
 import statistics
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple, TextIO
 
-from bot.ai import ComputerPlayer, apply_move, forced_move, make_player
-from bot.engine import EngineError, Game, Mode, Phase, Rules, export_record, seat_tallies, seat_view
+from bot.ai import LEVELS, Budget, ComputerPlayer, apply_move, forced_move, make_player
+from bot.engine import Ending, EngineError, Game, Mode, Phase, Rules, export_record, seat_tallies, seat_view
+
+DEFAULT_LEVEL = "normal"  # finishes a game to 500 in about 14 hands; random players may never get there
+DEFAULT_MAX_HANDS = 500  # far beyond any real game (easy players to 1000 take at most ~140 hands)
+
+
+class UsageError(Exception):
+    """Bad command-line input; the message is one line for the person who typed it."""
+
+
+def at_least(low: int) -> Callable[[str], int]:
+    """An argparse type: a whole number no smaller than ``low``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"takes a whole number, not “{text}”") from None
+        if value < low:
+            raise argparse.ArgumentTypeError(f"must be at least {low}, not {value}")
+        return value
+
+    return parse
+
+
+def levels_list(text: str) -> tuple[str, ...]:
+    """An argparse type: comma-separated computer player levels, each one we know."""
+    levels = tuple(level.strip().lower() for level in text.split(","))
+    for level in levels:
+        if level not in LEVELS:
+            raise argparse.ArgumentTypeError(f"unknown level “{level}”: use {', '.join(LEVELS)}")
+    return levels
+
+
+def budget_text(text: str) -> str:
+    """An argparse type: a hard player's budget, checked now and passed on as typed."""
+    try:
+        Budget.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode])
-    parser.add_argument("--games", type=int, default=10,
+    parser.add_argument("--games", type=at_least(1), default=10,
                         help="games to play (with --duplicate: deals, each played once per rotation)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--players", default=None,
-                        help="comma-separated levels, one per seat (default: random for every seat)")
+    parser.add_argument("--players", type=levels_list, default=None,
+                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat "
+                             f"(default: {DEFAULT_LEVEL} for every seat)")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
-                        help="a rule option of RULES.md; repeatable, a later one overrides an earlier one")
+                        help="a rule option of docs/rules.md; repeatable, a later one overrides an earlier one")
     parser.add_argument("--out", default=None, help="write one spades-record/1 JSON document per line")
     parser.add_argument("--duplicate", action="store_true",
                         help="play each deal once per seat rotation of the players, to cut luck")
-    parser.add_argument("--budget", default=None,
+    parser.add_argument("--budget", type=budget_text, default=None,
                         help="hard player's search budget: seconds (0.3 or 0.3s) or determinizations (200it)")
-    parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
+    parser.add_argument("--jobs", type=at_least(1), default=1, help="games played in parallel processes")
+    parser.add_argument("--max-hands", type=at_least(1), default=DEFAULT_MAX_HANDS,
+                        help="cancel a game still going after this many hands "
+                             f"(recorded as ended=cancelled; default {DEFAULT_MAX_HANDS})")
 
 
-def parse_rules(pairs: Sequence[str]) -> Rules:
+def parse_rules(pairs: Sequence[str], mode: Mode) -> Rules:
+    """The ``--rule KEY=VALUE`` options for ``mode``; anything wrong is a :class:`UsageError`."""
     options: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
-            raise EngineError(f"--rule takes KEY=VALUE, got “{pair}”.")
+            raise UsageError(f"--rule takes KEY=VALUE, got “{pair}”.")
         options[key] = value
-    return Rules.from_options(options)
+    try:
+        rules = Rules.from_options(options)
+        rules.check_mode(mode)
+    except EngineError as error:
+        raise UsageError(str(error)) from None
+    return rules
 
 
 def play_game(game: Game, players: Sequence[ComputerPlayer],
-              timings: Sequence[list[float]] | None = None) -> Game:
+              timings: Sequence[list[float]] | None = None, max_hands: int | None = None) -> Game:
     """Drive one game to its end, asking each seat's player on its turn; with ``timings``, record
-    each seat's decision times (forced moves left out: they take no thought)."""
+    each seat's decision times (forced moves left out: they take no thought). A game that has
+    played ``max_hands`` hands without ending is cancelled."""
     while not game.is_over:
         if game.phase is Phase.DEALING:
+            if max_hands is not None and game.hand_number >= max_hands:
+                game.cancel()
+                break
             game.deal()
             continue
         seat = game.turn
@@ -78,10 +136,12 @@ class GameJob(NamedTuple):
     seating: tuple[int, ...]  # seating[seat] is the index of the player (in --players) in that seat
     budget: str | None
     record: bool
+    max_hands: int
 
 
 class GameOutcome(NamedTuple):
     hands: int
+    cancelled: bool
     seating: tuple[int, ...]
     win_shares: tuple[float, ...]  # per seat
     tallies: tuple[tuple[int, ...], ...]  # per seat, bot.engine.SeatTally as a plain tuple
@@ -96,7 +156,7 @@ def play_job(job: GameJob) -> GameOutcome:
                for s in range(seats)]
     names = [f"{job.levels[job.seating[s]]}-{job.seating[s]}" for s in range(seats)]
     timings: tuple[list[float], ...] = tuple([] for _ in range(seats))
-    game = play_game(Game.new(job.game_id, job.mode, job.rules, job.seed, names), players, timings)
+    game = play_game(Game.new(job.game_id, job.mode, job.rules, job.seed, names), players, timings, job.max_hands)
     share = 1 / len(game.winners) if game.winners else 0.0
     if job.mode is Mode.PARTNERS and game.winners:
         share = 2 / len(game.winners)
@@ -106,8 +166,8 @@ def play_job(job: GameJob) -> GameOutcome:
         players_json = [{"seat": s, "name": names[s], "kind": "bot", "id": job.levels[job.seating[s]]}
                         for s in range(seats)]
         record = export_record(game, players_json)
-    return GameOutcome(game.hands_played, job.seating, wins, tuple(tuple(t) for t in seat_tallies(game)),
-                       timings, record)
+    tallies = tuple(tuple(t) for t in seat_tallies(game))
+    return GameOutcome(game.hands_played, game.ended is Ending.CANCELLED, job.seating, wins, tallies, timings, record)
 
 
 def jobs_for(args: argparse.Namespace, mode: Mode, rules: Rules, levels: Sequence[str]) -> Iterator[GameJob]:
@@ -118,7 +178,7 @@ def jobs_for(args: argparse.Namespace, mode: Mode, rules: Rules, levels: Sequenc
             seating = tuple((seat + rotation) % mode.seats for seat in range(mode.seats))
             suffix = f"-r{rotation}" if args.duplicate else ""
             yield GameJob(f"selfplay-{args.seed}-{number}{suffix}", mode, rules, seed, tuple(levels), seating,
-                          args.budget, bool(args.out))
+                          args.budget, bool(args.out), args.max_hands)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -193,19 +253,26 @@ class PlayerStats:
         }
 
 
+def open_out(path: str | None) -> TextIO | None:
+    """Open the records file before any game is played, so a bad path costs nothing."""
+    if path is None:
+        return None
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"can't write records to {path}: {error.strerror}.") from None
+
+
 def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
     out = out or sys.stdout
     mode = Mode.parse(args.mode)
-    rules = parse_rules(args.rule)
-    rules.check_mode(mode)
-    levels = args.players.split(",") if args.players else ["random"] * mode.seats
+    rules = parse_rules(args.rule, mode)
+    levels = list(args.players) if args.players else [DEFAULT_LEVEL] * mode.seats
     if len(levels) != mode.seats:
-        raise EngineError(f"{mode} has {mode.seats} seats: --players needs {mode.seats} levels.")
-    for level in set(levels):
-        make_player(level, budget=args.budget)  # refuse unknown levels and bad budgets before playing
+        raise UsageError(f"{mode} has {mode.seats} seats: --players needs {mode.seats} levels, got {len(levels)}.")
     stats = [PlayerStats(level) for level in levels]
-    records = open(args.out, "w", encoding="utf-8") if args.out else None  # noqa: SIM115
-    hands = games = 0
+    records = open_out(args.out)
+    hands = games = cancelled = 0
     wins = [0.0] * mode.seats
     start = time.perf_counter()
     pool = ProcessPoolExecutor(args.jobs) if args.jobs > 1 else None
@@ -215,6 +282,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
         for outcome in outcomes:
             games += 1
             hands += outcome.hands
+            cancelled += outcome.cancelled
             for seat, player in enumerate(outcome.seating):
                 wins[player] += outcome.win_shares[seat]
                 stats[player].add(outcome.win_shares[seat], outcome.tallies[seat], outcome.timings[seat])
@@ -228,6 +296,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     summary = {
         "games": games,
+        "cancelled": cancelled,
         "hands": hands,
         "seconds": round(seconds, 3),
         "hands_per_second": round(hands / seconds, 1) if seconds else None,

@@ -1,19 +1,29 @@
-"""The selfplay CLI: its JSON summary, per-player stats, and records that replay to the same scores."""
+"""The selfplay CLI: its JSON summary, per-player stats, records that replay to the same scores,
+runs that always end, and one clear line for bad input."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
 from bot.__main__ import main
 from bot.engine import Game, Mode, Rules, parse_card
+from tests.record_check import check_record
 
 
 def run_cli(capsys, *args: str) -> dict:
     assert main(["selfplay", *args]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
     return json.loads(lines[-1])
+
+
+def run_process(*args: str) -> subprocess.CompletedProcess[str]:
+    """The real command, as a person runs it."""
+    return subprocess.run([sys.executable, "-m", "bot", *args], capture_output=True, text=True, timeout=120,
+                          stdin=subprocess.DEVNULL)
 
 
 def replay(record: dict) -> Game:
@@ -83,8 +93,50 @@ def test_hard_with_an_iteration_budget(capsys):
     assert summary["budget"] == "3it"
 
 
-def test_bad_arguments_are_refused(capsys):
-    assert main(["selfplay", "--players", "hard,normal"]) == 2
-    assert main(["selfplay", "--players", "x,y,z"]) == 2
-    assert main(["selfplay", "--budget", "soon", "--players", "hard,easy,easy"]) == 2
-    assert "selfplay:" in capsys.readouterr().err
+def test_the_defaults_play_ten_whole_games_to_500():
+    finished = run_process("selfplay")
+    assert finished.returncode == 0, finished.stderr
+    summary = json.loads(finished.stdout)
+    assert summary["games"] == 10 and summary["cancelled"] == 0
+    assert summary["players"] == ["normal", "normal", "normal"]
+    assert sum(summary["wins"]) == pytest.approx(10)
+
+
+def test_a_runaway_game_is_cancelled_at_the_hand_cap_with_a_valid_record(capsys, tmp_path):
+    out = tmp_path / "runaway.jsonl"
+    summary = run_cli(capsys, "--players", "random,random,random", "--games", "2", "--max-hands", "6",
+                      "--out", str(out))
+    assert summary["cancelled"] == 2 and summary["hands"] == 12 and summary["wins"] == [0, 0, 0]
+    for line in out.read_text().splitlines():
+        record = json.loads(line)
+        check_record(record)
+        assert len(record["hands"]) == 6 and all("result" in hand for hand in record["hands"])
+        assert record["final"]["ended"] == "cancelled" and record["final"]["winners"] == []
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--out", "no/such/folder/games.jsonl"], "can't write records to no/such/folder/games.jsonl"),
+    (["--games", "-3"], "--games: must be at least 1, not -3"),
+    (["--games", "0"], "--games: must be at least 1, not 0"),
+    (["--games", "many"], "--games: takes a whole number"),
+    (["--jobs", "0"], "--jobs: must be at least 1, not 0"),
+    (["--max-hands", "0"], "--max-hands: must be at least 1"),
+    (["--players", "hard,wizard,easy"], "unknown level “wizard”"),
+    (["--players", "hard,normal"], "cutthroat has 3 seats: --players needs 3 levels, got 2"),
+    (["--mode", "partners", "--players", "easy,easy,easy"], "partners has 4 seats"),
+    (["--rule", "target=5"], "target can't be 5: it takes a number from 50 to 1000"),
+    (["--rule", "colour=red"], "Unknown rule option “colour”"),
+    (["--rule", "target"], "--rule takes KEY=VALUE"),
+    (["--mode", "solo", "--rule", "jokers=true"], "jokers is a cutthroat option"),
+    (["--budget", "soon", "--players", "hard,easy,easy"], "A budget is seconds"),
+    (["--mode", "bridge"], "invalid choice: 'bridge'"),
+])
+def test_bad_input_gets_one_clear_line_and_exit_code_2(args, says, tmp_path):
+    finished = subprocess.run([sys.executable, "-m", "bot", "selfplay", *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, stdin=subprocess.DEVNULL)
+    assert finished.returncode == 2
+    assert finished.stdout == ""
+    lines = finished.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("python -m bot selfplay: "), finished.stderr
+    assert says in lines[0]
+    assert list(tmp_path.iterdir()) == []  # nothing written

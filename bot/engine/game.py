@@ -528,7 +528,9 @@ class Game:
                 raise IllegalBid("You've seen your cards, so blind nil is no longer possible.")
         elif self._hidden[seat]:
             raise IllegalBid("First choose: bid blind nil, or show your cards.")
-        low = 0 if self.rules.nil else 1
+        # `nil` switches the open nil bid only; blind nil has its own switch, and a seat whose cards
+        # are hidden for it must be able to bid it.
+        low = 0 if self.rules.nil or blind else 1
         if not low <= bid <= self.tricks_per_hand:
             if bid == 0:
                 raise IllegalBid(f"Nil is off in this game: bid 1 to {self.tricks_per_hand}.")

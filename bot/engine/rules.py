@@ -1,4 +1,4 @@
-"""Game modes and the rule set: every option of RULES.md, its default, and what it allows."""
+"""Game modes and the rule set: every option of docs/rules.md, its default, and what it allows."""
 
 from __future__ import annotations
 

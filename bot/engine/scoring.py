@@ -1,4 +1,4 @@
-"""Scoring one hand for one side (a player, or a partnership), as RULES.md's table says."""
+"""Scoring one hand for one side (a player, or a partnership), as docs/rules.md's scoring table says."""
 
 from __future__ import annotations
 

@@ -186,6 +186,18 @@ def test_blind_nil_off_never_hides_cards():
     assert not any(game.cards_hidden(s) for s in range(3))
 
 
+def test_with_nil_off_blind_nil_is_still_its_own_option():
+    """A seat whose cards are hidden for a blind nil decision can bid it even when open nil is off."""
+    game = new_game(rules=Rules(nil=False, blind_nil_deficit=0))
+    deal(game, {})
+    assert game.cards_hidden(0) and seat_view(game, 0).can_blind_nil
+    game.bid(0, 0, blind=True)
+    game.reveal(1)
+    with refused(IllegalBid, "Nil is off in this game: bid 1 to 17."):
+        game.bid(1, 0)
+    assert seat_view(game, 1).legal_bids == tuple(range(1, 18))
+
+
 def test_no_exact_total_refuses_the_last_bidders_exact_bid():
     game = new_game(rules=Rules(no_exact_total=True))
     deal(game, {})

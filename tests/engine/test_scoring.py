@@ -1,6 +1,8 @@
-"""RULES.md's worked examples and every scoring option, table-driven."""
+"""The worked examples of docs/rules.md and every scoring option, table-driven."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -66,3 +68,36 @@ def test_worked_example_108_points_bags_out_to_61():
 def test_game_end(rules, scores, expected):
     outcome = game_end(rules, scores)
     assert (outcome if outcome is None else (outcome[0], outcome[1])) == expected
+
+
+RULES_DOC = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
+
+
+def worked_examples() -> list[list[str]]:
+    """The rows of the table under "Worked examples" in docs/rules.md, as cells."""
+    text = RULES_DOC.read_text(encoding="utf-8")
+    section = text.split("### Worked examples", 1)[1].split("\n#", 1)[0]
+    rows = [line.strip("|").split("|") for line in section.splitlines() if line.startswith("| ")]
+    cells = [[cell.strip() for cell in row] for row in rows[1:]]  # the first row is the header
+    return [row for row in cells if not row[0].startswith("---")]
+
+
+def test_the_docs_show_every_example_the_rules_require():
+    shown = {(row[1], row[2], row[3], row[4]) for row in worked_examples() if row[0] == "—"}
+    for bid, won, points in [("5", "7", "52"), ("4", "5", "41"), ("4", "3", "-40"), ("7", "7", "70"),
+                             ("5", "8", "53"), ("nil", "0", "100"), ("nil", "1", "-100"),
+                             ("blind nil", "0", "200"), ("blind nil", "2", "-200")]:
+        assert (bid, won, "0", points) in shown
+    assert ("5", "8", "8", "-47") in shown  # 108 with 8 bags → 61
+
+
+@pytest.mark.parametrize("row", worked_examples(), ids=lambda row: " / ".join(row))
+def test_the_worked_examples_in_the_docs_hold(row):
+    options, bids_text, won_text, bags_before, points, bags_after = row
+    rules = Rules() if options == "—" else Rules.from_options(
+        dict(pair.strip().split("=") for pair in options.split(",")))
+    bids = [0 if b.strip() in ("nil", "blind nil") else int(b) for b in bids_text.split("+")]
+    blinds = [b.strip() == "blind nil" for b in bids_text.split("+")]
+    won = [int(w) for w in won_text.split("+")]
+    result = score_side(rules, bids, blinds, won, int(bags_before))
+    assert (result.points, result.bags) == (int(points), int(bags_after))

@@ -32,6 +32,7 @@ MAX_SELECT_OPTIONS = 25
 MAX_V2_COMPONENTS = 40
 MAX_V2_TEXT = 4000
 MAX_CHOICES = 25
+MAX_NONCE = 25
 
 SELECT_TYPES = {3, 5, 6, 7, 8}
 V2_TOP_LEVEL = {1, 9, 10, 12, 13, 14, 17}
@@ -234,6 +235,15 @@ def validate_message(body: JSON, *, attachments_count: int, creating: bool) -> P
     if creating and not (content or embeds or components or attachments_count or body.get("sticker_ids")):
         problems.append(("content", "Cannot send an empty message"))
     return problems
+
+
+def validate_nonce(nonce: Any) -> Problems:
+    """A message nonce is an integer or a string of at most 25 characters."""
+    if isinstance(nonce, bool) or not isinstance(nonce, int | str):
+        return [("nonce", "Must be a string or an integer.")]
+    if isinstance(nonce, str) and len(nonce) > MAX_NONCE:
+        return [("nonce", f"Must be {MAX_NONCE} or fewer in length (got {len(nonce)}).")]
+    return []
 
 
 def _validate_text_input(comp: JSON, p: str) -> Problems:

@@ -13,6 +13,7 @@ Typical test (fixtures from `tests.fake_discord.pytest_plugin`):
 """
 
 from .bot_process import BotProcess, bot_environment, run_bot_subprocess
+from .gateway import GatewaySession
 from .models import (
     FakeAttachment,
     FakeChannel,
@@ -25,10 +26,11 @@ from .models import (
     FakeUser,
 )
 from .pointing import point_discord_py_at
-from .server import FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .server import FailureRule, FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
 
 __all__ = [
     "BotProcess",
+    "FailureRule",
     "FakeAttachment",
     "FakeChannel",
     "FakeDiscord",
@@ -40,6 +42,7 @@ __all__ = [
     "FakeResponse",
     "FakeRole",
     "FakeUser",
+    "GatewaySession",
     "ProtocolError",
     "RequestRecord",
     "bot_environment",

@@ -48,6 +48,7 @@ from .models import (
     new_token,
     utcnow,
 )
+from .transcript import messages_seen, render_transcript
 from .validation import (
     Problems,
     errors_to_discord,
@@ -927,6 +928,41 @@ class FakeDiscord:
         if not message.ephemeral:
             self._dispatch_message_delete(message)
         self.notify()
+
+    # ================================================================== what a person sees
+
+    def visible_messages(self, user: FakeUser, channel: FakeChannel, *, since: int | None = None) -> list[FakeMessage]:
+        """What `user` sees in `channel`: public messages and their own ephemerals, not deleted,
+        oldest first; `since` a `checkpoint()`. Empty if they cannot view the channel."""
+        return messages_seen(self, user, [channel], since=since)
+
+    def messages_for(
+        self, user: FakeUser, since: int | None = None, *, include_deleted: bool = False
+    ) -> list[FakeMessage]:
+        """Messages created after `since` that `user` sees anywhere (public ones in channels they
+        can view, ephemerals shown to them, DMs to them), excluding their own, oldest first.
+        `include_deleted` also counts those deleted since (they did appear)."""
+        seen = messages_seen(self, user, since=since, include_deleted=include_deleted)
+        return [msg for msg in seen if msg.author.id != user.id]
+
+    def new_messages_for(self, user: FakeUser, since: int, *, include_deleted: bool = False) -> int:
+        """How many messages reached `user` since checkpoint `since` (see `messages_for`)."""
+        return len(self.messages_for(user, since, include_deleted=include_deleted))
+
+    def transcript(
+        self,
+        user: FakeUser,
+        channel: FakeChannel | None = None,
+        *,
+        since: int | None = None,
+        width: int = 100,
+        actions: bool = True,
+    ) -> str:
+        """A readable plain-text transcript of what `user` sees in `channel` (everywhere, DMs
+        included, when None): each message with its time offset, author, content with edits
+        applied, buttons as [Label] or (Label) when disabled, V2 layouts, attachments, and
+        ephemerals marked; with `actions`, the user's own commands, clicks and modals too."""
+        return render_transcript(self, user, channel, since=since, width=width, actions=actions)
 
     # ================================================================== wait helpers
 

@@ -502,7 +502,7 @@ async def test_expired_tokens_and_a_live_private_v2_panel(table: Table) -> None:
         {"flags": 0, "components": panel.components},
         auth=False,
     )
-    assert (status, body["code"]) == (400, 50035)  # the V2 flag cannot be removed
+    assert (status, body["code"], list(body["errors"])) == (400, 50035, ["flags"])  # V2 cannot be removed
     bad_section = [{"type": 9, "components": [{"type": 10, "content": "no accessory"}]}]
     status, body = await raw_request(
         fake,
@@ -511,7 +511,7 @@ async def test_expired_tokens_and_a_live_private_v2_panel(table: Table) -> None:
         {"flags": V2, "components": bad_section},
         auth=False,
     )
-    assert (status, body["code"]) == (400, 50035)
+    assert (status, body["code"]) == (400, 50035) and "accessory" in body["errors"]["components"]["0"]
     assert len(fake.take_errors(50035)) == 2 and "passed" in panel.text
 
 

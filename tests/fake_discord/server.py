@@ -1060,9 +1060,10 @@ class FakeDiscord:
 
     def _describe_gateway(self) -> str:
         gw = self.gateway
+        sessions = ", ".join(repr(s) for s in gw.live_sessions())
         return (
             f"gateway: connected={gw.connected} identifies={gw.identify_count} resumes={gw.resume_count} "
-            f"intents={gw.intents}"
+            f"intents={gw.intents} sessions=[{sessions}]"
         )
 
     @staticmethod

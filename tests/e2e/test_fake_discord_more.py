@@ -137,6 +137,10 @@ async def running(fake: FakeDiscord, *clients: discord.Client, sync: bool = True
                     await asyncio.wait_for(task, 2)
 
 
+def row(*components: dict[str, Any]) -> dict[str, Any]:
+    return {"type": 1, "components": list(components)}
+
+
 def world(fake: FakeDiscord, shard_count: int) -> tuple[FakeUser, list[FakeGuild], list[FakeChannel]]:
     """An owner with one guild (and channel) on each shard of `shard_count`."""
     owner = fake.create_user("Owner")
@@ -658,6 +662,19 @@ async def test_transcript_renders_every_kind_of_component(table: Table) -> None:
         status, _ = await raw_request(fake, "POST", path, body)
         assert status == 200
     await fake.send_user_message(table.alice, table.channel, f"gg {fake.bot_user.mention}")
+    picker = fake.visible_messages(table.alice, table.channel)[0]
+    await fake.select_option(table.alice, picker, "seat", ["e"])
+
+    async def answer(inter: Any, body: dict[str, Any]) -> None:  # the test answers as the app would
+        url = f"/interactions/{inter.id}/{inter.token}/callback?with_response=1"
+        assert (await raw_request(fake, "POST", url, body, auth=False))[0] == 200
+
+    thinking = await fake.send_slash_command(table.alice, table.channel, "think", strict=False)
+    await answer(thinking, {"type": 5})
+    bid = await fake.send_slash_command(table.alice, table.channel, "bid", strict=False)
+    text_input = {"type": 4, "custom_id": "bid", "style": 1, "label": "Bid"}
+    await answer(bid, {"type": 9, "data": {"custom_id": "bid", "title": "Your bid", "components": [row(text_input)]}})
+    await fake.submit_modal(table.alice, bid, {"bid": "4"})
     lost = await fake.send_slash_command(table.alice, table.channel, "nothing", strict=False)
     fake.ack_window = 0  # nobody answered it in time: the client shows "This interaction failed"
     assert lost.response is None
@@ -684,4 +701,10 @@ RENDERED = """\
            [file: record.json]
 +0:00.000  Alice
            gg @Spades Bot
++0:00.000  » Alice chose East in “Pick a seat”  ⚠ This interaction failed
++0:00.000  » Alice used /think
++0:00.000  Spades Bot [APP]  ↳ Alice used /think
+           Spades Bot is thinking…
++0:00.000  » Alice used /bid
++0:00.000  » Alice submitted “Your bid”: bid='4'  ⚠ This interaction failed
 +0:00.000  » Alice used /nothing  ⚠ This interaction failed"""

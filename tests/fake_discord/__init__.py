@@ -10,9 +10,21 @@ Typical test (fixtures from `tests.fake_discord.pytest_plugin`):
         inter = await fake_discord.send_slash_command(alice, channel, "spades", subcommand="play")
         response = await fake_discord.wait_for_response(inter)
         assert response.type == 4 and response.message.content == "..."
+
+Beyond that (see each method's docstring):
+- Sharding: `FakeDiscord(recommended_shards=n)` for GET /gateway/bot; `create_guild(..., shard=k,
+  shard_count=n)` places a guild; `inter.delivered_to` / `inter.shards` tell which sessions got an
+  interaction; `gateway.sessions_for(k, n)`, `gateway.ready_count_for(k, n)`,
+  `wait_for_ready(shard=k, shard_count=n)`, `drop_gateway(shard=k)`.
+- Faults: `fail_requests(method, pattern, status, code, ...)`, `rate_limit_next(...)`,
+  `revoke_bot_permissions(channel)` / `restore_bot_permissions(channel)`, `fail_dms_for(user)`,
+  `expire_token(inter)` (tokens live `token_lifetime` = 900 s).
+- What a person sees: `visible_messages(user, channel)`, `new_messages_for(user, since)`,
+  `transcript(user, channel=None)`; `request_counts` per route.
 """
 
 from .bot_process import BotProcess, bot_environment, run_bot_subprocess
+from .gateway import GatewaySession
 from .models import (
     FakeAttachment,
     FakeChannel,
@@ -25,10 +37,11 @@ from .models import (
     FakeUser,
 )
 from .pointing import point_discord_py_at
-from .server import FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .server import FailureRule, FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
 
 __all__ = [
     "BotProcess",
+    "FailureRule",
     "FakeAttachment",
     "FakeChannel",
     "FakeDiscord",
@@ -40,6 +53,7 @@ __all__ = [
     "FakeResponse",
     "FakeRole",
     "FakeUser",
+    "GatewaySession",
     "ProtocolError",
     "RequestRecord",
     "bot_environment",

@@ -98,8 +98,9 @@ class BotProcess:
             )
         self.starts += 1
 
-    async def wait_ready(self, timeout: float = 30.0, *, wait_commands: bool = True) -> None:
-        """Wait until this run got READY on the gateway and commands are registered.
+    async def wait_ready(self, timeout: float = 30.0, *, wait_commands: bool = True, readies: int = 1) -> None:
+        """Wait until this run got `readies` READYs on the gateway (one per shard it runs) and
+        commands are registered.
 
         Commands registered by an earlier run count (Discord keeps them), so a restarted
         bot that skips an unchanged sync is ready as soon as it has identified.
@@ -110,7 +111,7 @@ class BotProcess:
             if self.proc is not None and self.proc.returncode is not None:
                 code = self.proc.returncode
                 raise RuntimeError(f"the bot exited with code {code} before it was ready:\n{self._log_tail()}")
-            if self.fake.gateway.ready_count <= baseline:
+            if self.fake.gateway.ready_count < baseline + readies:
                 return False
             if not wait_commands:
                 return True
@@ -132,14 +133,14 @@ class BotProcess:
             raise RuntimeError("the bot was never started")
         return await asyncio.wait_for(self.proc.wait(), timeout)
 
-    async def restart(self, *, wait_ready: bool = True, timeout: float = 30.0) -> None:
+    async def restart(self, *, wait_ready: bool = True, timeout: float = 30.0, readies: int = 1) -> None:
         """Kill (if running) and start again with the same database and environment."""
         if self.running:
             self.kill()
             await self.wait_exit()
         await self.start()
         if wait_ready:
-            await self.wait_ready(timeout)
+            await self.wait_ready(timeout, readies=readies)
 
     async def stop(self, timeout: float = 5.0) -> int | None:
         """SIGTERM, then SIGKILL after `timeout` seconds; returns the exit code."""

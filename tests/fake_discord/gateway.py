@@ -2,6 +2,15 @@
 
 Every outgoing frame of a connection goes through one queue and one writer task so that the
 order of dispatches (and their `s` sequence numbers) is exactly the order they were produced.
+
+Sharding works as on Discord: an IDENTIFY with `shard: [shard_id, shard_count]` opens a session
+that receives only the events of guilds with `(guild_id >> 22) % shard_count == shard_id`, and
+events without a guild (DMs, DM interactions) only on shard 0. Sharded sessions are independent:
+each is routed by its own pair, so two live sessions for the same shard (two processes running
+it) BOTH receive its events, and sessions with different shard counts (a resharding in progress)
+each get their own share, as Discord documents. An IDENTIFY without `shard` replaces the previous
+unsharded session (its socket is closed with 4009 and it can no longer RESUME), as this fake
+always did; real Discord would let two unsharded sessions run side by side.
 """
 
 from __future__ import annotations
@@ -10,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 import zlib
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +27,8 @@ import orjson
 from aiohttp import WSMsgType, web
 
 from .models import JSON, new_token
+
+ShardKey = tuple[int, int] | None  # (shard_id, shard_count), None for an unsharded session
 
 if TYPE_CHECKING:
     from .server import FakeDiscord
@@ -83,7 +95,7 @@ class GatewayConnection:
             await self.ws.close(code=code, message=b"fake discord closed the connection")
 
 
-@dataclass
+@dataclass(eq=False)
 class GatewaySession:
     """A gateway session: survives websocket drops so a RESUME can replay what was missed."""
 
@@ -93,20 +105,48 @@ class GatewaySession:
     log: list[tuple[int, str, JSON]] = field(default_factory=list)
     conn: GatewayConnection | None = None
     invalidated: bool = False
+    shard: ShardKey = None
+    guild_ids: list[int] = field(default_factory=list)  # the guilds its READY listed
+
+    @property
+    def shard_id(self) -> int:
+        return 0 if self.shard is None else self.shard[0]
+
+    @property
+    def shard_count(self) -> int:
+        return 1 if self.shard is None else self.shard[1]
+
+    @property
+    def connected(self) -> bool:
+        """It has a live websocket (events are delivered now, not buffered for a RESUME)."""
+        return self.conn is not None and not self.invalidated
+
+    def covers(self, guild_id: int | None) -> bool:
+        """Whether Discord routes an event of this guild (None: no guild, e.g. a DM) to this session."""
+        if guild_id is None:
+            return self.shard_id == 0
+        return (guild_id >> 22) % self.shard_count == self.shard_id
+
+    def __repr__(self) -> str:
+        state = "invalidated" if self.invalidated else "connected" if self.conn is not None else "disconnected"
+        return f"<GatewaySession {self.session_id[:8]} shard={self.shard} {state}>"
 
 
 class FakeGateway:
-    """Gateway state for the single bot application of a FakeDiscord."""
+    """Gateway state for the single bot application of a FakeDiscord: one or more sessions."""
 
     def __init__(self, fake: FakeDiscord) -> None:
         self.fake = fake
         self.heartbeat_interval_ms = 41250
         self.compress = False
         self.allowed_intents = (1 << 26) - 1
-        self.session: GatewaySession | None = None
+        self.max_guilds_per_shard: int | None = 2500  # more on one session: close 4011 Sharding Required
+        self.session: GatewaySession | None = None  # the most recently identified session
+        self.sessions: list[GatewaySession] = []  # every session identified, oldest first
         self.connections: list[GatewayConnection] = []
         self.identify_count = 0
-        self.ready_count = 0
+        self.ready_count = 0  # READY sends, all sessions together
+        self.ready_counts: Counter[ShardKey] = Counter()  # READY sends per (shard_id, shard_count)
         self.resume_count = 0
         self.heartbeat_count = 0
         self.last_identify: JSON | None = None
@@ -114,54 +154,103 @@ class FakeGateway:
 
     @property
     def connected(self) -> bool:
-        return self.session is not None and self.session.conn is not None
+        return any(s.connected for s in self.sessions)
 
     @property
     def intents(self) -> int:
         return 0 if self.session is None else self.session.intents
 
+    def live_sessions(self) -> list[GatewaySession]:
+        """Sessions Discord still delivers to (connected, or disconnected but resumable)."""
+        return [s for s in self.sessions if not s.invalidated]
+
+    def sessions_for(self, shard_id: int, shard_count: int | None = None) -> list[GatewaySession]:
+        """Live sessions of shard `shard_id` (of `shard_count`, or any count); unsharded counts as (0, 1)."""
+        return [
+            s
+            for s in self.live_sessions()
+            if s.shard_id == shard_id and (shard_count is None or s.shard_count == shard_count)
+        ]
+
+    def ready_count_for(self, shard_id: int | None, shard_count: int | None = None) -> int:
+        """READYs sent to sessions of one shard (`None`: unsharded sessions; count None: any count)."""
+        if shard_id is None:
+            return self.ready_counts[None]
+        return sum(
+            n
+            for key, n in self.ready_counts.items()
+            if key is not None and key[0] == shard_id and (shard_count is None or key[1] == shard_count)
+        )
+
     # -- dispatching --------------------------------------------------------------------
 
-    def dispatch(self, event: str, data: JSON, *, intent: int | None = None) -> bool:
-        """Queue a DISPATCH for the bot; buffered for replay if the socket is down.
-
-        Returns False (and sends nothing) when there is no session or the bot did not ask
-        for the `intent` this event belongs to.
-        """
-        session = self.session
-        if session is None or session.invalidated:
-            return False
-        if intent is not None and not session.intents & intent:
-            return False
+    def send(self, session: GatewaySession, event: str, data: JSON) -> None:
+        """Dispatch to one session: numbered, logged for replay, written now if connected."""
         session.seq += 1
         session.log.append((session.seq, event, data))
         if session.conn is not None:
             session.conn.send({"op": OP_DISPATCH, "t": event, "s": session.seq, "d": data})
-        return True
+
+    def dispatch(
+        self,
+        event: str,
+        data: JSON,
+        *,
+        intent: int | None = None,
+        guild_id: int | None = None,
+        without_content: JSON | None = None,
+    ) -> list[GatewaySession]:
+        """Queue a DISPATCH to every session Discord routes it to; buffered for replay if a socket is down.
+
+        The event goes to the sessions whose shard owns `guild_id` (shard 0 when None) and that
+        asked for `intent`. Sessions without the Message Content intent get `without_content`
+        instead of `data` when it is given. Returns the sessions it went to (empty: nobody).
+        """
+        targets: list[GatewaySession] = []
+        for session in self.sessions:
+            if session.invalidated or not session.covers(guild_id):
+                continue
+            if intent is not None and not session.intents & intent:
+                continue
+            payload = data
+            if without_content is not None and not session.intents & INTENT_MESSAGE_CONTENT:
+                payload = without_content
+            self.send(session, event, payload)
+            targets.append(session)
+        return targets
 
     # -- failure injection --------------------------------------------------------------
 
-    async def drop(self, code: int = 4000) -> None:
+    def target(self, shard: int | None = None) -> GatewaySession:
+        """The newest live connected session (of shard `shard` when given), for failure injection."""
+        candidates = [s for s in self.live_sessions() if s.conn is not None]
+        if shard is not None:
+            candidates = [s for s in candidates if s.shard_id == shard]
+        if not candidates:
+            which = "" if shard is None else f" on shard {shard}"
+            raise RuntimeError(f"the bot is not connected to the gateway{which}")
+        return candidates[-1]
+
+    async def drop(self, code: int = 4000, *, shard: int | None = None) -> None:
         """Close the socket without invalidating the session, so the client RESUMEs."""
-        session = self.session
-        if session is None or session.conn is None:
-            raise RuntimeError("the bot is not connected to the gateway")
+        session = self.target(shard)
         conn, session.conn = session.conn, None
+        assert conn is not None
         await conn.close(code)
 
-    def send_reconnect(self) -> None:
+    def send_reconnect(self, *, shard: int | None = None) -> None:
         """Send op 7 RECONNECT: the client should close and RESUME."""
-        if self.session is None or self.session.conn is None:
-            raise RuntimeError("the bot is not connected to the gateway")
-        self.session.conn.send({"op": OP_RECONNECT, "d": None})
+        conn = self.target(shard).conn
+        assert conn is not None
+        conn.send({"op": OP_RECONNECT, "d": None})
 
-    def invalidate(self, resumable: bool = False) -> None:
+    def invalidate(self, resumable: bool = False, *, shard: int | None = None) -> None:
         """Send op 9 INVALID_SESSION; non resumable makes the client IDENTIFY again."""
-        if self.session is None or self.session.conn is None:
-            raise RuntimeError("the bot is not connected to the gateway")
+        session = self.target(shard)
+        assert session.conn is not None
         if not resumable:
-            self.session.invalidated = True
-        self.session.conn.send({"op": OP_INVALID_SESSION, "d": resumable})
+            session.invalidated = True
+        session.conn.send({"op": OP_INVALID_SESSION, "d": resumable})
 
     async def close_all(self) -> None:
         for conn in list(self.connections):
@@ -221,12 +310,29 @@ class FakeGateway:
             self.fake.record_error("gateway", f"op {op} sent before IDENTIFY")
             await conn.close(4003)
         elif op == OP_REQUEST_GUILD_MEMBERS:
-            self._request_members(data)
+            self._request_members(conn.session, data)
         elif op in (OP_PRESENCE_UPDATE, OP_VOICE_STATE_UPDATE):
             pass
         else:
             self.fake.record_error("gateway", f"unknown gateway opcode {op}")
             await conn.close(4001)
+
+    @staticmethod
+    def _parse_shard(data: JSON) -> tuple[bool, ShardKey]:
+        """(valid, key) of IDENTIFY's `shard`: absent is unsharded; Discord closes 4010 on a bad pair."""
+        if "shard" not in data or data["shard"] is None:
+            return True, None
+        shard = data["shard"]
+        if (
+            not isinstance(shard, list)
+            or len(shard) != 2
+            or not all(isinstance(n, int) and not isinstance(n, bool) for n in shard)
+        ):
+            return False, None
+        shard_id, shard_count = shard
+        if shard_count < 1 or not 0 <= shard_id < shard_count:
+            return False, None
+        return True, (shard_id, shard_count)
 
     async def _identify(self, conn: GatewayConnection, data: Any) -> None:
         if conn.session is not None:
@@ -244,15 +350,28 @@ class FakeGateway:
         if intents & PRIVILEGED_INTENTS & ~self.allowed_intents:
             await conn.close(4014)  # disallowed intents
             return
+        valid, shard = self._parse_shard(data)
+        if not valid:
+            await conn.close(4010)  # Invalid Shard
+            return
+        fake = self.fake
+        session = GatewaySession(session_id=new_token("s"), intents=intents, conn=conn, shard=shard)
+        guilds = [g for g in fake.bot_guilds() if session.covers(g.id)]
+        if self.max_guilds_per_shard is not None and len(guilds) > self.max_guilds_per_shard:
+            await conn.close(4011)  # Sharding Required
+            return
         self.identify_count += 1
         self.last_identify = data
-        if self.session is not None and self.session.conn is not None and self.session.conn is not conn:
-            await self.session.conn.close(4009)
-        session = GatewaySession(session_id=new_token("s"), intents=intents, conn=conn)
+        if shard is None:
+            for old in self.sessions:
+                if old.shard is None and not old.invalidated:
+                    old.invalidated = True
+                    if old.conn is not None and old.conn is not conn:
+                        await old.conn.close(4009)
         conn.session = session
+        session.guild_ids = [g.id for g in guilds]
+        self.sessions.append(session)
         self.session = session
-        fake = self.fake
-        guilds = fake.bot_guilds()
         ready = {
             "v": 10,
             "user": {**fake.bot_user.to_payload(), "verified": True, "mfa_enabled": False, "email": None},
@@ -270,22 +389,19 @@ class FakeGateway:
             "auth": {},
             "_trace": ["fake-discord"],
         }
-        if "shard" in data:
-            ready["shard"] = data["shard"]
-        self.dispatch("READY", ready)
+        if shard is not None:
+            ready["shard"] = list(shard)
+        self.send(session, "READY", ready)
         self.ready_count += 1
+        self.ready_counts[shard] += 1
         for guild in guilds:
-            self.dispatch("GUILD_CREATE", guild.gateway_payload())
+            self.send(session, "GUILD_CREATE", guild.gateway_payload())
         fake.notify()
 
     async def _resume(self, conn: GatewayConnection, data: Any) -> None:
-        session = self.session
-        if (
-            not isinstance(data, dict)
-            or session is None
-            or session.invalidated
-            or data.get("session_id") != session.session_id
-        ):
+        wanted = data.get("session_id") if isinstance(data, dict) else None
+        session = next((s for s in self.sessions if s.session_id == wanted), None)
+        if not isinstance(data, dict) or session is None or session.invalidated:
             conn.send({"op": OP_INVALID_SESSION, "d": False, "s": None, "t": None})
             return
         if data.get("token") != self.fake.token:
@@ -300,10 +416,10 @@ class FakeGateway:
                 conn.send({"op": OP_DISPATCH, "t": event, "s": s, "d": payload})
         session.conn = conn
         self.resume_count += 1
-        self.dispatch("RESUMED", {"_trace": ["fake-discord"]})
+        self.send(session, "RESUMED", {"_trace": ["fake-discord"]})
         self.fake.notify()
 
-    def _request_members(self, data: Any) -> None:
+    def _request_members(self, session: GatewaySession, data: Any) -> None:
         if not isinstance(data, dict):
             self.fake.record_error("gateway", "REQUEST_GUILD_MEMBERS without data")
             return
@@ -329,4 +445,4 @@ class FakeGateway:
         }
         if data.get("nonce") is not None:
             chunk["nonce"] = data["nonce"]
-        self.dispatch("GUILD_MEMBERS_CHUNK", chunk)
+        self.send(session, "GUILD_MEMBERS_CHUNK", chunk)

@@ -7,13 +7,17 @@ exactly as it would parse real data (snowflakes as strings, permissions as strin
 from __future__ import annotations
 
 import itertools
+import math
 import secrets
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .gateway import GatewaySession
 
 JSON = dict[str, Any]
 
@@ -101,16 +105,31 @@ _last_snowflake = 0
 _increment = itertools.count()
 
 
-def new_snowflake() -> int:
-    """A unique, increasing, time-based id so discord.py's `created_at` values are realistic."""
+def new_snowflake(shard: tuple[int, int] | None = None) -> int:
+    """A unique, increasing, time-based id so discord.py's `created_at` values are realistic.
+
+    With `shard=(shard_id, shard_count)` the id is one whose guild would live on that shard,
+    `(id >> 22) % shard_count == shard_id`: its timestamp is moved up to `shard_count - 1` ms on.
+    """
     global _last_snowflake
     with _snowflake_lock:
         now_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
         candidate = (now_ms << 22) | (next(_increment) & 0xFFF)
         if candidate <= _last_snowflake:
             candidate = _last_snowflake + 1
+        if shard is not None:
+            shard_id, shard_count = shard
+            if shard_count < 1 or not 0 <= shard_id < shard_count:
+                raise ValueError(f"shard {shard_id} of {shard_count} does not exist")
+            ms = candidate >> 22
+            candidate = ((ms + (shard_id - ms) % shard_count) << 22) | (candidate & 0x3FFFFF)
         _last_snowflake = candidate
         return candidate
+
+
+def snowflake_time(snowflake: int) -> datetime:
+    """When a snowflake was made (its timestamp bits)."""
+    return datetime.fromtimestamp(((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000, UTC)
 
 
 def new_token(prefix: str = "") -> str:
@@ -438,6 +457,7 @@ class FakeMessage:
     message_reference: JSON | None = None
     reactions: dict[str, set[int]] = field(default_factory=dict)
     history: list[JSON] = field(default_factory=list)
+    nonce: str | int | None = None
 
     @property
     def ephemeral(self) -> bool:
@@ -530,6 +550,8 @@ class FakeMessage:
             payload["application_id"] = str(self.application_id)
         if self.message_reference is not None:
             payload["message_reference"] = self.message_reference
+        if self.nonce is not None:
+            payload["nonce"] = self.nonce
         inter = self.interaction
         if inter is not None:
             meta: JSON = {
@@ -610,10 +632,22 @@ class FakeInteraction:
     original: FakeMessage | None = None
     followups: list[FakeMessage] = field(default_factory=list)
     parent: FakeInteraction | None = None
+    token_expires_at: float = math.inf  # time.monotonic() after which webhook calls get 401 / 50027
+    delivered_to: list[GatewaySession] = field(default_factory=list)  # sessions connected at dispatch
+    buffered_for: list[GatewaySession] = field(default_factory=list)  # disconnected: replayed on RESUME
 
     @property
     def guild(self) -> FakeGuild | None:
         return self.channel.guild
+
+    @property
+    def token_expired(self) -> bool:
+        return time.monotonic() >= self.token_expires_at
+
+    @property
+    def shards(self) -> list[tuple[int, int] | None]:
+        """The (shard_id, shard_count) of each session it was delivered to live (None: unsharded)."""
+        return [s.shard for s in self.delivered_to]
 
     @property
     def responded(self) -> bool:

@@ -5,6 +5,7 @@ Fixtures:
 - `fake_discord`: a started FakeDiscord; teardown fails the test if a protocol error was recorded.
 - `bot_runner`: async factory `await bot_runner(db_path=None, extra_env=None, **kw) -> BotProcess`
   that starts `python -m bot` against `fake_discord`; every process is killed at teardown.
+  `readies=N` waits for N READYs (a process running N shards).
 """
 
 from __future__ import annotations
@@ -51,11 +52,12 @@ async def bot_runner(fake_discord: FakeDiscord, tmp_path: Path) -> AsyncIterator
         path = Path(db_path) if db_path is not None else tmp_path / "bot.sqlite3"
         wait_ready = kwargs.pop("wait_ready", True)
         timeout = kwargs.pop("timeout", 30.0)
+        readies = kwargs.pop("readies", 1)
         bot = BotProcess(fake_discord, path, extra_env, **kwargs)
         processes.append(bot)  # registered before waiting so teardown kills it even on failure
         await bot.start()
         if wait_ready:
-            await bot.wait_ready(timeout)
+            await bot.wait_ready(timeout, readies=readies)
         return bot
 
     try:

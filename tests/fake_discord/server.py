@@ -16,6 +16,7 @@ import math
 import re
 import time
 import traceback
+from collections import Counter
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -29,7 +30,6 @@ from .gateway import (
     INTENT_GUILD_MEMBERS,
     INTENT_GUILD_MESSAGES,
     INTENT_GUILDS,
-    INTENT_MESSAGE_CONTENT,
     FakeGateway,
 )
 from .models import (
@@ -48,6 +48,7 @@ from .models import (
     new_token,
     utcnow,
 )
+from .transcript import messages_seen, render_transcript
 from .validation import (
     Problems,
     errors_to_discord,
@@ -55,6 +56,7 @@ from .validation import (
     validate_command,
     validate_message,
     validate_modal,
+    validate_nonce,
 )
 
 log = logging.getLogger(__name__)
@@ -177,6 +179,50 @@ class _RateLimitRule:
     remaining: int
 
 
+DEFAULT_FAILURE_MESSAGES = {
+    400: "400: Bad Request",
+    401: "401: Unauthorized",
+    403: "Missing Permissions",
+    404: "404: Not Found",
+    500: "500: Internal Server Error",
+    502: "502: Bad Gateway",
+    503: "503: Service Unavailable",
+    504: "504: Gateway Timeout",
+}
+
+
+@dataclass(eq=False)
+class FailureRule:
+    """An injected fault: matching REST calls get `status`/`code` instead of being served.
+
+    Active for `times` requests and/or until `time.monotonic()` reaches `until` (whichever ends
+    first; neither: until `cancel()`). `hits` counts the requests it answered.
+    """
+
+    method: str
+    pattern: str
+    regex: re.Pattern[str]
+    status: int
+    code: int
+    message: str
+    remaining: int | None = None
+    until: float | None = None
+    hits: int = 0
+    cancelled: bool = False
+
+    @property
+    def active(self) -> bool:
+        if self.cancelled or (self.remaining is not None and self.remaining <= 0):
+            return False
+        return self.until is None or time.monotonic() < self.until
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.method in ("*", method) and bool(self.regex.match(path))
+
+
 def _template_regex(template: str) -> re.Pattern[str]:
     """`/channels/{channel_id}/messages` -> regex; `*` matches anything (for rate-limit patterns)."""
     out = ""
@@ -216,6 +262,10 @@ class FakeDiscord:
         ack_window: float = 3.0,
         heartbeat_interval_ms: int = 41250,
         compress_gateway: bool = False,
+        recommended_shards: int = 1,
+        max_concurrency: int = 1,
+        token_lifetime: float = 900.0,
+        nonce_window: float = 300.0,
     ) -> None:
         self.application_id = new_snowflake()
         self.bot_user = FakeUser(new_snowflake(), bot_name.lower().replace(" ", "_"), bot_name, bot=True)
@@ -223,6 +273,10 @@ class FakeDiscord:
         self.token = token or f"{self.bot_user.id}.fake.{new_token()}"
         self.application_flags = (1 << 15) | (1 << 19) | (1 << 23)
         self.ack_window = ack_window
+        self.recommended_shards = recommended_shards  # GET /gateway/bot `shards`
+        self.max_concurrency = max_concurrency  # GET /gateway/bot `session_start_limit.max_concurrency`
+        self.token_lifetime = token_lifetime  # seconds an interaction token works for webhook calls
+        self.nonce_window = nonce_window  # seconds an enforced nonce stays unique
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.app_owner)}
         self.guilds: dict[int, FakeGuild] = {}
         self.channels: dict[int, FakeChannel] = {}
@@ -236,10 +290,13 @@ class FakeDiscord:
         self.errors: list[ProtocolError] = []
         self.ack_latencies: list[float] = []
         self.requests: list[RequestRecord] = []
+        self.request_counts: Counter[str] = Counter()  # "METHOD /route/{template}" -> requests served
         self.gateway = FakeGateway(self)
         self.gateway.heartbeat_interval_ms = heartbeat_interval_ms
         self.gateway.compress = compress_gateway
         self._rate_limits: list[_RateLimitRule] = []
+        self._failures: list[FailureRule] = []
+        self._nonces: dict[tuple[int, int, str], tuple[FakeMessage, float]] = {}
         self._routes: list[_Route] = []
         self._changed = asyncio.Event()
         self._resume_baseline = 0
@@ -340,9 +397,18 @@ class FakeDiscord:
         bot_permissions: int = m.DEFAULT_BOT_PERMISSIONS,
         everyone_permissions: int = m.DEFAULT_EVERYONE_PERMISSIONS,
         add_bot: bool = True,
+        shard: int | None = None,
+        shard_count: int | None = None,
     ) -> FakeGuild:
-        """A guild owned by `owner`; the bot joins it with a managed role holding `bot_permissions`."""
-        guild = FakeGuild(new_snowflake(), name, owner)
+        """A guild owned by `owner`; the bot joins it with a managed role holding `bot_permissions`.
+
+        `shard=k, shard_count=n` gives it an id that Discord routes to shard k of n
+        (`(guild_id >> 22) % n == k`), so a test can place guilds on the shards it runs.
+        """
+        if (shard is None) != (shard_count is None):
+            raise ValueError("give both shard and shard_count, or neither")
+        placement = None if shard is None or shard_count is None else (shard, shard_count)
+        guild = FakeGuild(new_snowflake(placement), name, owner)
         guild.roles[guild.id] = FakeRole(guild.id, "@everyone", everyone_permissions, position=0)
         self.guilds[guild.id] = guild
         guild.members[owner.id] = FakeMember(owner, guild)
@@ -357,7 +423,7 @@ class FakeDiscord:
             )
             guild.roles[role.id] = role
             guild.members[self.bot_user.id] = FakeMember(self.bot_user, guild, roles=[role.id])
-            self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload())
+            self.gateway.dispatch("GUILD_CREATE", guild.gateway_payload(), guild_id=guild.id)
         self.notify()
         return guild
 
@@ -430,6 +496,11 @@ class FakeDiscord:
         if channel.guild is not None:
             self._dispatch_guild_event("CHANNEL_UPDATE", channel.guild, channel.to_payload(), INTENT_GUILDS)
 
+    def remove_channel_overwrite(self, channel: FakeChannel, target: FakeRole | FakeUser) -> None:
+        """Delete the overwrite of `target` in `channel` (CHANNEL_UPDATE is dispatched)."""
+        if channel.overwrites.pop(target.id, None) is not None and channel.guild is not None:
+            self._dispatch_guild_event("CHANNEL_UPDATE", channel.guild, channel.to_payload(), INTENT_GUILDS)
+
     def dm_channel(self, user: FakeUser) -> FakeChannel:
         """The DM channel between the bot and `user` (created on first use, like Discord)."""
         channel = self.dm_channels.get(user.id)
@@ -475,7 +546,7 @@ class FakeDiscord:
 
     def _dispatch_guild_event(self, event: str, guild: FakeGuild, payload: JSON, intent: int) -> None:
         if self.bot_user.id in guild.members:
-            self.gateway.dispatch(event, payload, intent=intent)
+            self.gateway.dispatch(event, payload, intent=intent, guild_id=guild.id)
         self.notify()
 
     # ================================================================== commands registry
@@ -658,13 +729,18 @@ class FakeDiscord:
         return payload
 
     async def _dispatch_interaction(self, inter: FakeInteraction) -> FakeInteraction:
+        """Send INTERACTION_CREATE to the sessions of the guild's shard (shard 0 for DMs)."""
         if self.gateway.session is None:
             raise RuntimeError("the bot never identified on the gateway; it cannot receive interactions")
         inter.payload = self._interaction_payload(inter)
         self.interactions[inter.id] = inter
         self._interactions_by_token[inter.token] = inter
         inter.dispatched_at = time.monotonic()
-        self.gateway.dispatch("INTERACTION_CREATE", inter.payload)
+        inter.token_expires_at = inter.dispatched_at + self.token_lifetime
+        guild = inter.channel.guild
+        sessions = self.gateway.dispatch("INTERACTION_CREATE", inter.payload, guild_id=guild.id if guild else None)
+        inter.delivered_to = [s for s in sessions if s.connected]
+        inter.buffered_for = [s for s in sessions if not s.connected]
         self.notify()
         await asyncio.sleep(0)
         return inter
@@ -853,6 +929,41 @@ class FakeDiscord:
             self._dispatch_message_delete(message)
         self.notify()
 
+    # ================================================================== what a person sees
+
+    def visible_messages(self, user: FakeUser, channel: FakeChannel, *, since: int | None = None) -> list[FakeMessage]:
+        """What `user` sees in `channel`: public messages and their own ephemerals, not deleted,
+        oldest first; `since` a `checkpoint()`. Empty if they cannot view the channel."""
+        return messages_seen(self, user, [channel], since=since)
+
+    def messages_for(
+        self, user: FakeUser, since: int | None = None, *, include_deleted: bool = False
+    ) -> list[FakeMessage]:
+        """Messages created after `since` that `user` sees anywhere (public ones in channels they
+        can view, ephemerals shown to them, DMs to them), excluding their own, oldest first.
+        `include_deleted` also counts those deleted since (they did appear)."""
+        seen = messages_seen(self, user, since=since, include_deleted=include_deleted)
+        return [msg for msg in seen if msg.author.id != user.id]
+
+    def new_messages_for(self, user: FakeUser, since: int, *, include_deleted: bool = False) -> int:
+        """How many messages reached `user` since checkpoint `since` (see `messages_for`)."""
+        return len(self.messages_for(user, since, include_deleted=include_deleted))
+
+    def transcript(
+        self,
+        user: FakeUser,
+        channel: FakeChannel | None = None,
+        *,
+        since: int | None = None,
+        width: int = 100,
+        actions: bool = True,
+    ) -> str:
+        """A readable plain-text transcript of what `user` sees in `channel` (everywhere, DMs
+        included, when None): each message with its time offset, author, content with edits
+        applied, buttons as [Label] or (Label) when disabled, V2 layouts, attachments, and
+        ephemerals marked; with `actions`, the user's own commands, clicks and modals too."""
+        return render_transcript(self, user, channel, since=since, width=width, actions=actions)
+
     # ================================================================== wait helpers
 
     def checkpoint(self) -> int:
@@ -949,9 +1060,10 @@ class FakeDiscord:
 
     def _describe_gateway(self) -> str:
         gw = self.gateway
+        sessions = ", ".join(repr(s) for s in gw.live_sessions())
         return (
             f"gateway: connected={gw.connected} identifies={gw.identify_count} resumes={gw.resume_count} "
-            f"intents={gw.intents}"
+            f"intents={gw.intents} sessions=[{sessions}]"
         )
 
     @staticmethod
@@ -997,9 +1109,20 @@ class FakeDiscord:
             lambda: self.registered_commands(guild), timeout, f"command registration ({guild or 'global'})"
         )
 
-    async def wait_for_ready(self, timeout: float = 5.0, *, count: int = 1) -> None:
-        """Wait until READY was sent `count` times in total (one per IDENTIFY)."""
-        await self.wait_until(lambda: self.gateway.ready_count >= count, timeout, f"READY #{count}")
+    async def wait_for_ready(
+        self, timeout: float = 5.0, *, count: int = 1, shard: int | None = None, shard_count: int | None = None
+    ) -> None:
+        """Wait until READY was sent `count` times in total (one per IDENTIFY), or, with `shard`,
+        `count` times to sessions of that shard (of `shard_count` when given)."""
+        if shard is None:
+            await self.wait_until(lambda: self.gateway.ready_count >= count, timeout, f"READY #{count}")
+            return
+        await self.wait_until(
+            lambda: self.gateway.ready_count_for(shard, shard_count) >= count,
+            timeout,
+            f"READY #{count} on shard {shard}",
+            self._describe_gateway,
+        )
 
     async def wait_for_resume(self, timeout: float = 5.0) -> None:
         """Wait for a successful RESUME after the last `drop_gateway` / `send_gateway_reconnect`."""
@@ -1032,21 +1155,93 @@ class FakeDiscord:
             _RateLimitRule(method.upper(), _template_regex(pattern), retry_after, is_global, scope, times)
         )
 
-    async def drop_gateway(self, code: int = 4000) -> None:
-        """Close the bot's websocket without invalidating the session: it should RESUME."""
+    def fail_requests(
+        self,
+        method: str,
+        route_pattern: str,
+        status: int,
+        code: int = 0,
+        message: str | None = None,
+        *,
+        times: int | None = None,
+        seconds: float | None = None,
+    ) -> FailureRule:
+        """Answer matching REST calls with a Discord-shaped error `{"message", "code"}` and `status`.
+
+        For the next `times` matching requests and/or for `seconds` from now (whichever ends
+        first; with neither, until `rule.cancel()` or `clear_failures()`). `route_pattern` is as
+        for `rate_limit_next`. These answers are expected, so they are not protocol errors.
+        Note discord.py itself retries 500, 502, 504 (and 524) up to 5 tries in all, sleeping
+        1, 3, 5, 7 s between them, then raises DiscordServerError; 503 is raised at once.
+        """
+        if times is not None and times < 1:
+            raise ValueError("times must be at least 1")
+        pattern = route_pattern.removeprefix("/api/v10")
+        rule = FailureRule(
+            method.upper(),
+            pattern,
+            _template_regex(pattern),
+            status,
+            code,
+            message if message is not None else DEFAULT_FAILURE_MESSAGES.get(status, f"{status}: Error"),
+            remaining=times,
+            until=None if seconds is None else time.monotonic() + seconds,
+        )
+        self._failures.append(rule)
+        return rule
+
+    def clear_failures(self) -> None:
+        """Cancel every `fail_requests` rule."""
+        for rule in self._failures:
+            rule.cancel()
+        self._failures.clear()
+
+    def _take_failure(self, method: str, path: str) -> FailureRule | None:
+        self._failures = [r for r in self._failures if r.active]
+        for rule in self._failures:
+            if rule.matches(method, path):
+                rule.hits += 1
+                if rule.remaining is not None:
+                    rule.remaining -= 1
+                return rule
+        return None
+
+    def revoke_bot_permissions(self, channel: FakeChannel, permissions: int = m.SEND_MESSAGES) -> None:
+        """Deny the bot `permissions` in `channel` through a member overwrite (CHANNEL_UPDATE is dispatched)."""
+        own = channel.overwrites.get(self.bot_user.id)
+        allow, deny = (own.allow, own.deny) if own is not None else (0, 0)
+        self.set_channel_overwrite(channel, self.bot_user, allow=allow & ~permissions, deny=deny | permissions)
+
+    def restore_bot_permissions(self, channel: FakeChannel, permissions: int = m.SEND_MESSAGES) -> None:
+        """Undo `revoke_bot_permissions`: the bot's overwrite stops denying `permissions` (and goes if empty)."""
+        own = channel.overwrites.get(self.bot_user.id)
+        if own is None:
+            return
+        if own.allow == 0 and own.deny & ~permissions == 0:
+            self.remove_channel_overwrite(channel, self.bot_user)
+        else:
+            self.set_channel_overwrite(channel, self.bot_user, allow=own.allow, deny=own.deny & ~permissions)
+
+    def expire_token(self, interaction: FakeInteraction) -> None:
+        """End the interaction token's life now, as if `token_lifetime` (15 minutes) had passed."""
+        interaction.token_expires_at = time.monotonic()
+
+    async def drop_gateway(self, code: int = 4000, *, shard: int | None = None) -> None:
+        """Close the bot's websocket (the newest session's, or shard `shard`'s) without invalidating
+        the session: it should RESUME."""
         self._resume_baseline = self.gateway.resume_count
-        await self.gateway.drop(code)
+        await self.gateway.drop(code, shard=shard)
         self.notify()
 
-    def send_gateway_reconnect(self) -> None:
+    def send_gateway_reconnect(self, *, shard: int | None = None) -> None:
         """Send op 7 RECONNECT: the bot should reconnect and RESUME."""
         self._resume_baseline = self.gateway.resume_count
-        self.gateway.send_reconnect()
+        self.gateway.send_reconnect(shard=shard)
 
-    def invalidate_session(self, resumable: bool = False) -> None:
+    def invalidate_session(self, resumable: bool = False, *, shard: int | None = None) -> None:
         """Send op 9 INVALID_SESSION; the bot should IDENTIFY again (or RESUME if resumable)."""
         self._resume_baseline = self.gateway.resume_count
-        self.gateway.invalidate(resumable)
+        self.gateway.invalidate(resumable, shard=shard)
 
     # ================================================================== message helpers
 
@@ -1057,22 +1252,22 @@ class FakeDiscord:
         intent = INTENT_DIRECT_MESSAGES if channel.is_dm else INTENT_GUILD_MESSAGES
         payload = msg.to_payload(self.base_url)
         mentioned = f"<@{self.bot_user.id}>" in msg.content
-        if (
-            msg.author.id != self.bot_user.id
-            and not channel.is_dm
-            and not mentioned
-            and not self.gateway.intents & INTENT_MESSAGE_CONTENT
-        ):
-            payload.update(content="", embeds=[], attachments=[], components=[])
-        self.gateway.dispatch(event, payload, intent=intent)
+        without_content = None
+        if msg.author.id != self.bot_user.id and not channel.is_dm and not mentioned:
+            # Sessions without the Message Content intent see other people's messages empty.
+            without_content = {**payload, "content": "", "embeds": [], "attachments": [], "components": []}
+        guild_id = channel.guild.id if channel.guild is not None else None
+        self.gateway.dispatch(event, payload, intent=intent, guild_id=guild_id, without_content=without_content)
         self.notify()
 
     def _dispatch_message_delete(self, msg: FakeMessage) -> None:
         payload: JSON = {"id": str(msg.id), "channel_id": str(msg.channel.id)}
+        guild_id = None
         if msg.channel.guild is not None:
-            payload["guild_id"] = str(msg.channel.guild.id)
+            guild_id = msg.channel.guild.id
+            payload["guild_id"] = str(guild_id)
         intent = INTENT_DIRECT_MESSAGES if msg.channel.is_dm else INTENT_GUILD_MESSAGES
-        self.gateway.dispatch("MESSAGE_DELETE", payload, intent=intent)
+        self.gateway.dispatch("MESSAGE_DELETE", payload, intent=intent, guild_id=guild_id)
 
     def _new_attachments(self, body: JSON, files: Mapping[int, Upload]) -> list[FakeAttachment]:
         described = {
@@ -1129,6 +1324,7 @@ class FakeDiscord:
             type=msg_type,
             tts=bool(body.get("tts")),
             message_reference=body.get("message_reference"),
+            nonce=body.get("nonce"),
         )
         if interaction is not None:
             msg.interaction = interaction
@@ -1151,6 +1347,8 @@ class FakeDiscord:
         flags = msg.flags & ~m.FLAG_LOADING
         if body.get("flags") is not None:
             flags = (flags & ~EDIT_FLAGS_ALLOWED) | (int(body["flags"]) & EDIT_FLAGS_ALLOWED)
+            if msg.flags & m.FLAG_IS_COMPONENTS_V2 and not flags & m.FLAG_IS_COMPONENTS_V2:
+                return [("flags", "IS_COMPONENTS_V2 cannot be removed from a message once it is sent.")]
         if "attachments" in body:
             keep = {
                 str(a.get("id"))
@@ -1335,6 +1533,7 @@ class FakeDiscord:
         self.requests.append(record)
         response = await self._handle_api(request, method, path, record)
         record.status = response.status
+        self.request_counts[f"{method} {record.template or path}"] += 1
         self.notify()
         return response
 
@@ -1355,6 +1554,9 @@ class FakeDiscord:
         except ValueError as exc:
             return self._error(req, 400, 50109, f"The request body contains invalid JSON: {exc}", record=True)
         record.body = req.body
+        failure = self._take_failure(method, path)
+        if failure is not None:
+            return _json_response({"message": failure.message, "code": failure.code}, failure.status)
         try:
             return await route.handler(req)
         except Exception as exc:
@@ -1409,8 +1611,14 @@ class FakeDiscord:
         return _json_response({"url": self.gateway_url})
 
     async def _get_gateway_bot(self, req: Req) -> web.Response:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 14400000, "max_concurrency": 1}
-        return _json_response({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        limit = {
+            "total": 1000,
+            "remaining": 999,
+            "reset_after": 14400000,
+            "max_concurrency": self.max_concurrency,
+        }
+        shards = self.recommended_shards
+        return _json_response({"url": self.gateway_url, "shards": shards, "session_start_limit": limit})
 
     async def _get_me(self, req: Req) -> web.Response:
         payload = {**self.bot_user.to_payload(), "verified": True, "mfa_enabled": False, "email": None}
@@ -1643,10 +1851,34 @@ class FakeDiscord:
             if not perms & m.SEND_MESSAGES or (req.files and not perms & m.ATTACH_FILES):
                 return self._error(req, 403, 50013, "Missing Permissions")
         body = req.body if isinstance(req.body, dict) else {}
+        nonce = body.get("nonce")
+        if nonce is not None:
+            problems = validate_nonce(nonce)
+            if problems:
+                return self._invalid_form(req, problems)
+            if body.get("enforce_nonce"):
+                earlier = self._nonce_message(channel, str(nonce))
+                if earlier is not None:
+                    if earlier.deleted:
+                        return self._error(req, 404, 10008, "Unknown Message")
+                    return _json_response(earlier.to_payload(self.base_url))
         result = self._create_message(channel, body, req.files)
         if not isinstance(result, FakeMessage):
             return self._invalid_form(req, result)
+        if nonce is not None and body.get("enforce_nonce"):
+            self._nonces[(channel.id, self.bot_user.id, str(nonce))] = (result, time.monotonic())
         return _json_response(result.to_payload(self.base_url))
+
+    def _nonce_message(self, channel: FakeChannel, nonce: str) -> FakeMessage | None:
+        """The bot's message created with this enforced nonce in `channel` within `nonce_window`."""
+        expired = time.monotonic() - self.nonce_window
+        while self._nonces:  # oldest first: drop what has aged out of the window
+            key, (_, at) = next(iter(self._nonces.items()))
+            if at > expired:
+                break
+            del self._nonces[key]
+        found = self._nonces.get((channel.id, self.bot_user.id, nonce))
+        return None if found is None else found[0]
 
     async def _patch_message(self, req: Req) -> web.Response:
         channel = self._channel(req)
@@ -1822,6 +2054,15 @@ class FakeDiscord:
         inter = self._interactions_by_token.get(req.params["token"])
         if inter is None or int(req.params["application_id"]) != self.application_id:
             return self._error(req, 404, 10015, "Unknown Webhook", record=True, kind="interaction")
+        if inter.token_expired:
+            return self._error(
+                req,
+                401,
+                50027,
+                f"Invalid Webhook Token (interaction tokens live {self.token_lifetime:g}s)",
+                record=True,
+                kind="interaction",
+            )
         if inter.response is None:
             return self._error(
                 req,

@@ -32,9 +32,14 @@ MAX_SELECT_OPTIONS = 25
 MAX_V2_COMPONENTS = 40
 MAX_V2_TEXT = 4000
 MAX_CHOICES = 25
+MAX_NONCE = 25
 
 SELECT_TYPES = {3, 5, 6, 7, 8}
 V2_TOP_LEVEL = {1, 9, 10, 12, 13, 14, 17}
+V2_IN_CONTAINER = {1, 9, 10, 12, 13, 14}
+MAX_SECTION_TEXTS = 3
+MAX_GALLERY_ITEMS = 10
+MAX_MEDIA_DESCRIPTION = 1024
 COMMAND_NAME_RE = re.compile(r"^[-_'\w]{1,32}$")
 
 
@@ -183,6 +188,94 @@ def _validate_custom_ids(components: list[JSON]) -> Problems:
     return problems
 
 
+def _validate_media(media: Any, p: str) -> Problems:
+    if not isinstance(media, dict) or not isinstance(media.get("url"), str) or not media["url"]:
+        return [(f"{p}.url", "This field is required")]
+    return []
+
+
+def _validate_section(comp: JSON, p: str) -> Problems:
+    """A section: 1 to 3 text displays beside a button or a thumbnail."""
+    problems: Problems = []
+    texts = comp.get("components")
+    if not isinstance(texts, list) or not 1 <= len(texts) <= MAX_SECTION_TEXTS:
+        problems.append((f"{p}.components", f"A section holds 1 to {MAX_SECTION_TEXTS} text displays."))
+    else:
+        problems.extend(_validate_layout(texts, {10}, f"{p}.components"))
+    accessory = comp.get("accessory")
+    if not isinstance(accessory, dict) or accessory.get("type") not in (2, 11):
+        problems.append((f"{p}.accessory", "A section needs a button or a thumbnail accessory."))
+    elif accessory["type"] == 2:
+        problems.extend(_validate_button(accessory, f"{p}.accessory"))
+    else:
+        problems.extend(_validate_media(accessory.get("media"), f"{p}.accessory.media"))
+    return problems
+
+
+def _validate_gallery(comp: JSON, p: str) -> Problems:
+    items = comp.get("items")
+    if not isinstance(items, list) or not 1 <= len(items) <= MAX_GALLERY_ITEMS:
+        return [(f"{p}.items", f"Must be between 1 and {MAX_GALLERY_ITEMS} in length.")]
+    problems: Problems = []
+    for k, item in enumerate(items):
+        ip = f"{p}.items.{k}"
+        if not isinstance(item, dict):
+            problems.append((ip, "Must be an object"))
+            continue
+        problems.extend(_validate_media(item.get("media"), f"{ip}.media"))
+        if _length(item.get("description")) > MAX_MEDIA_DESCRIPTION:
+            problems.append((f"{ip}.description", f"Must be {MAX_MEDIA_DESCRIPTION} or fewer in length."))
+    return problems
+
+
+def _validate_v2_component(comp: JSON, p: str) -> Problems:
+    """One layout or content component of a components V2 message, children included."""
+    ctype = comp.get("type")
+    if ctype == 1:
+        return _validate_action_row(comp, p)
+    if ctype == 9:
+        return _validate_section(comp, p)
+    if ctype == 10 and (not isinstance(comp.get("content"), str) or not comp["content"]):
+        return [(f"{p}.content", "This field is required")]
+    if ctype == 12:
+        return _validate_gallery(comp, p)
+    if ctype == 13:
+        return _validate_media(comp.get("file"), f"{p}.file")
+    if ctype == 14 and comp.get("spacing", 1) not in (1, 2):
+        return [(f"{p}.spacing", "Separator spacing must be 1 (small) or 2 (large).")]
+    if ctype == 17:
+        children = comp.get("components")
+        if not isinstance(children, list) or not children:
+            return [(f"{p}.components", "A container needs at least one component.")]
+        return _validate_layout(children, V2_IN_CONTAINER, f"{p}.components")
+    return []
+
+
+def _validate_layout(components: list[Any], allowed: set[int], path: str) -> Problems:
+    problems: Problems = []
+    for i, comp in enumerate(components):
+        if not isinstance(comp, dict) or comp.get("type") not in allowed:
+            ctype = comp.get("type") if isinstance(comp, dict) else comp
+            problems.append((f"{path}.{i}.type", f"Component type {ctype} not allowed here."))
+            continue
+        problems.extend(_validate_v2_component(comp, f"{path}.{i}"))
+    return problems
+
+
+def _validate_component_ids(components: list[JSON], path: str) -> Problems:
+    """Discord: a component's numeric `id`, when given, is unique within the message."""
+    seen: set[Any] = set()
+    problems: Problems = []
+    for comp in iter_components(components):
+        cid = comp.get("id")
+        if cid is None:
+            continue
+        if cid in seen:
+            problems.append((path, f"Component id {cid} is used twice."))
+        seen.add(cid)
+    return problems
+
+
 def validate_components(components: Any, flags: int, path: str = "components") -> Problems:
     """Classic layout: <=5 action rows of <=5 buttons or one select. V2: nested layout, <=40 items."""
     if components is None:
@@ -197,12 +290,8 @@ def validate_components(components: Any, flags: int, path: str = "components") -
         text = sum(_length(c.get("content")) for c in iter_components(components) if c.get("type") == 10)
         if text > MAX_V2_TEXT:
             problems.append((path, f"Text displays exceed {MAX_V2_TEXT} characters (got {text})."))
-        for i, comp in enumerate(components):
-            if comp.get("type") not in V2_TOP_LEVEL:
-                problems.append((f"{path}.{i}.type", f"Component type {comp.get('type')} not allowed here."))
-        for i, comp in enumerate(iter_components(components)):
-            if comp.get("type") == 1:
-                problems.extend(_validate_action_row(comp, f"{path}.{i}"))
+        problems.extend(_validate_layout(components, V2_TOP_LEVEL, path))
+        problems.extend(_validate_component_ids(components, path))
     else:
         if len(components) > MAX_ACTION_ROWS:
             problems.append((path, f"Must be {MAX_ACTION_ROWS} or fewer in length (got {len(components)})."))
@@ -234,6 +323,15 @@ def validate_message(body: JSON, *, attachments_count: int, creating: bool) -> P
     if creating and not (content or embeds or components or attachments_count or body.get("sticker_ids")):
         problems.append(("content", "Cannot send an empty message"))
     return problems
+
+
+def validate_nonce(nonce: Any) -> Problems:
+    """A message nonce is an integer or a string of at most 25 characters."""
+    if isinstance(nonce, bool) or not isinstance(nonce, int | str):
+        return [("nonce", "Must be a string or an integer.")]
+    if isinstance(nonce, str) and len(nonce) > MAX_NONCE:
+        return [("nonce", f"Must be {MAX_NONCE} or fewer in length (got {len(nonce)}).")]
+    return []
 
 
 def _validate_text_input(comp: JSON, p: str) -> Problems:

@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
         except KeyboardInterrupt:
             return 130
         return 0
-    from bot.discord_ui.app import run
+    from bot.runtime import run
 
     return run()
 

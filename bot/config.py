@@ -1,4 +1,8 @@
-"""Settings from the environment (and `.env` in the working directory), read once at start-up."""
+"""Settings from the environment (and `.env` in the working directory), read once at start-up.
+
+Every value is checked here, with its bounds, so a mistake is one clear line at start and never a
+surprise later.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +31,10 @@ def load_dotenv(path: Path = Path(".env")) -> None:
         os.environ.setdefault(key.strip(), value)
 
 
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+MAX_SHARDS = 1024
+
+
 @dataclass(frozen=True)
 class Config:
     token: str
@@ -34,7 +42,14 @@ class Config:
     dev_guild_id: int | None = None
     bot_move_delay: float = 1.0
     turn_timeout: float = 120.0
+    hand_pause: float = 3.0
+    lobby_timeout: float = 1800.0
+    channel_lost_timeout: float = 600.0
+    refresh_interval: float = 1.0
     log_level: str = "INFO"
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+    game_seed: int | None = None  # tests: game ids and deals follow from it
     api_base: str | None = None  # a REST proxy or a test server instead of Discord's API
     gateway_url: str | None = None
 
@@ -44,35 +59,76 @@ class Config:
         token = env.get("DISCORD_TOKEN", "").strip()
         if not token:
             raise ConfigError("DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example).")
+        shard_count, shard_ids = _shards(env)
         return cls(
             token=token,
-            database_url=env.get("DATABASE_URL", "sqlite:///spades.db"),
-            dev_guild_id=_guild_id(env),
-            bot_move_delay=_float(env, "BOT_MOVE_DELAY", 1.0),
-            turn_timeout=_float(env, "TURN_TIMEOUT", 120.0),
-            log_level=env.get("LOG_LEVEL", "INFO").upper(),
+            database_url=env.get("DATABASE_URL", "").strip() or "sqlite:///spades.db",
+            dev_guild_id=_whole(env, "DEV_GUILD_ID", None, 1, 2**63),
+            bot_move_delay=_seconds(env, "BOT_MOVE_DELAY", 1.0, 0, 60),
+            turn_timeout=_seconds(env, "TURN_TIMEOUT", 120.0, 1, 3600),
+            hand_pause=_seconds(env, "HAND_PAUSE", 3.0, 0, 30),
+            lobby_timeout=_seconds(env, "LOBBY_TIMEOUT", 1800.0, 60, 7 * 24 * 3600),
+            channel_lost_timeout=_seconds(env, "CHANNEL_LOST_TIMEOUT", 600.0, 10, 7 * 24 * 3600),
+            refresh_interval=_seconds(env, "REFRESH_INTERVAL", 1.0, 0.05, 10),
+            log_level=_log_level(env),
+            shard_count=shard_count,
+            shard_ids=shard_ids,
+            game_seed=_whole(env, "GAME_SEED", None, 0, 2**63),
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
         )
 
+    def owns_guild(self, guild_id: int) -> bool:
+        """Whether this process serves the guild: Discord puts it on shard (id >> 22) % count."""
+        if self.shard_count is None or self.shard_ids is None:
+            return True
+        return (guild_id >> 22) % self.shard_count in self.shard_ids
 
-def _float(env: Mapping[str, str], key: str, default: float) -> float:
+
+def _seconds(env: Mapping[str, str], key: str, default: float, low: float, high: float) -> float:
     text = env.get(key, "").strip()
     if not text:
         return default
     try:
         value = float(text)
     except ValueError:
-        raise ConfigError(f"{key} must be a number of seconds, got “{text}”.") from None
-    if value < 0:
-        raise ConfigError(f"{key} can't be negative.")
+        raise ConfigError(f"{key} must be a number of seconds, got “{text[:40]}”.") from None
+    if not low <= value <= high:  # also refuses nan and inf
+        raise ConfigError(f"{key} must be between {low:g} and {high:g} seconds, got {text[:40]}.")
     return value
 
 
-def _guild_id(env: Mapping[str, str]) -> int | None:
-    text = env.get("DEV_GUILD_ID", "").strip()
+def _whole(env: Mapping[str, str], key: str, default: int | None, low: int, high: int) -> int | None:
+    text = env.get(key, "").strip()
     if not text:
-        return None
-    if not text.isdigit():
-        raise ConfigError(f"DEV_GUILD_ID must be a server id (digits), got “{text}”.")
+        return default
+    if not (text.isascii() and text.isdigit()) or len(text) > 20 or not low <= int(text) <= high:
+        raise ConfigError(f"{key} must be a whole number from {low} to {high}, got “{text[:40]}”.")
     return int(text)
+
+
+def _log_level(env: Mapping[str, str]) -> str:
+    level = env.get("LOG_LEVEL", "").strip().upper() or "INFO"
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got “{level[:40]}”.")
+    return level
+
+
+def _shards(env: Mapping[str, str]) -> tuple[int | None, tuple[int, ...] | None]:
+    count = _whole(env, "SHARD_COUNT", None, 1, MAX_SHARDS)
+    ids_text = env.get("SHARD_IDS", "").strip()
+    if count is None:
+        if ids_text:
+            raise ConfigError("SHARD_IDS needs SHARD_COUNT (e.g. SHARD_COUNT=4 SHARD_IDS=0,1).")
+        return None, None
+    if not ids_text:
+        return count, tuple(range(count))
+    ids: list[int] = []
+    for part in ids_text.split(","):
+        part = part.strip()
+        if not (part.isascii() and part.isdigit()) or int(part) >= count:
+            raise ConfigError(f"SHARD_IDS must list shard numbers from 0 to {count - 1}, got “{ids_text[:60]}”.")
+        ids.append(int(part))
+    if len(set(ids)) != len(ids):
+        raise ConfigError(f"SHARD_IDS lists a shard twice: “{ids_text[:60]}”.")
+    return count, tuple(sorted(ids))

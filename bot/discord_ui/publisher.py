@@ -1,204 +1,470 @@
-"""Turns the service's changes into Discord messages, one worker per game so order is kept.
+"""Turns the service's changes into Discord messages, one worker per game so their order is kept.
 
-Table edits are coalesced (at most one edit per ``TABLE_EDIT_INTERVAL`` per game) so a fast trick
-never runs into rate limits; the table is posted anew when it was deleted or is too old to edit.
-Failures never reach the game: a lost channel or lost permissions cancel it with a log line.
+What a player sees is refreshed together, at most once per `refresh_interval` per game: the table
+message, every player's private panel (edited through the token of the player's last click, good
+for 15 minutes), and each hand's direct message. The table is posted anew, the old one deleted,
+when other messages have buried it. Owed posts (summaries, new hands, game over) carry a nonce so a
+post repeated after a crash is not shown twice, and are confirmed to the service once out.
+
+A failed call never reaches the game. A passing fault (a 5xx, a network error, a permission lost for
+a moment) is retried with backoff; only a deleted channel, or access lost for longer than
+`channel_lost_timeout`, gives the game up, with a notice by direct message.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import io
 import logging
 import time
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import aiohttp
 import discord
 
-from bot.discord_ui.render import (
-    age_seconds,
-    game_over_text,
-    hand_summary,
-    lobby_text,
-    private_hand_text,
-    table_text,
+from bot.discord_ui import render
+from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.views import (
+    hand_button_view,
+    lobby_view,
+    panel_view,
+    rematch_view,
+    summary_view,
+    table_view,
 )
-from bot.discord_ui.views import dm_view, lobby_view, table_view
-from bot.engine import Phase, seat_view
+from bot.engine import seat_view
 from bot.service import (
     ActedForPlayer,
     Change,
     GameCancelled,
     GameOver,
+    GameService,
     GameStarted,
     HandDealt,
     HandScored,
     LiveGame,
     LobbyChanged,
+    Refusal,
     SeatTakenOver,
     TableChanged,
     TurnReminder,
+    TurnStarted,
 )
 
 if TYPE_CHECKING:
-    from bot.discord_ui.app import SpadesBot
+    from bot.discord_ui.client import SpadesBot
 
 log = logging.getLogger(__name__)
 
-TABLE_EDIT_INTERVAL = 1.0
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
+PANEL_TOKEN_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
+BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
+RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
 DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
+TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
+
+
+class Repost:
+    """`/spades table`: show the table (or a lobby) again at the bottom of the channel."""
+
+
+@dataclass
+class Panel:
+    """A player's private panel, edited through the interaction that last showed it."""
+
+    interaction: discord.Interaction[Any]
+    opened: float  # monotonic time its token was issued
+    shown_token: int  # the game's event count it shows
+
+
+@dataclass
+class DirectMessage:
+    channel_id: int
+    message_id: int
+    hand: int  # the hand it shows: a later hand gets a message of its own
+    text: str
+
+
+@dataclass
+class Desk:
+    """One game's publishing state."""
+
+    queue: asyncio.Queue[tuple[LiveGame, Change | Repost]] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+    last_refresh: float = 0.0
+    table_id: int | None = None  # the table message this worker last knew of
+    below_table: int = 0  # messages posted under the table since it was posted
+    table_hand: int = 0  # the hand the table was posted for
+    ping: tuple[int, int] | None = None  # (message id, game token) of the turn mention
+    panels: dict[int, Panel] = field(default_factory=dict)
+    dms: dict[int, DirectMessage] = field(default_factory=dict)
+    dm_failed: set[int] = field(default_factory=set)
+    access_lost_since: float | None = None
+    channel_gone: bool = False
+    busy: bool = False
 
 
 class Publisher:
-    def __init__(self, client: SpadesBot) -> None:
+    def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0,
+                 channel_lost_timeout: float = 600.0) -> None:
         self.client = client
-        self._queues: dict[str, asyncio.Queue[tuple[LiveGame, Change | None]]] = {}
-        self._workers: dict[str, asyncio.Task[None]] = {}
-        self._last_table_edit: dict[str, float] = {}
-        self._dm_failed: set[tuple[str, int]] = set()
-        self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id, least recent first
+        self.service: GameService | None = None  # attached by the composition root
+        self.refresh_interval = refresh_interval
+        self.channel_lost_timeout = channel_lost_timeout
+        self._desks: dict[str, Desk] = {}
+        self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
+        self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
+
+    @property
+    def games(self) -> GameService:
+        assert self.service is not None, "the composition root attaches the service"
+        return self.service
 
     # The service calls this with the game's lock held: only enqueue, never wait.
-    def publish(self, live: LiveGame, changes: Sequence[Change]) -> None:
-        queue = self._queues.get(live.game_id)
-        if queue is None:
-            queue = self._queues[live.game_id] = asyncio.Queue()
-            self._workers[live.game_id] = asyncio.create_task(self._work(live.game_id, queue))
+    def publish(self, live: LiveGame, changes: Sequence[Change | Repost]) -> None:
+        desk = self._desks.get(live.game_id)
+        if desk is None:
+            desk = self._desks[live.game_id] = Desk()
+            desk.task = asyncio.create_task(self._work(live.game_id, desk))
+        if desk.table_id is None:
+            desk.table_id = live.table_message_id
+        self._channels[live.channel_id] = live.game_id
         for change in changes:
-            queue.put_nowait((live, change))
+            desk.queue.put_nowait((live, change))
 
-    def repost_table(self, live: LiveGame) -> None:
-        """`/spades table`: post the table again at the bottom of the channel."""
-        self.publish(live, [])
-        self._queues[live.game_id].put_nowait((live, None))
+    def repost(self, live: LiveGame) -> None:
+        self.publish(live, [Repost()])
 
-    async def close(self) -> None:
-        for task in self._workers.values():
+    def panel_shown(self, live: LiveGame, user_id: int, interaction: discord.Interaction[Any],
+                    token: int) -> Panel | None:
+        """A click showed `user_id` their panel as of the game's `token`: keep it current from now
+        on. Returns the panel it replaces when that is another message (to be removed)."""
+        desk = self._desks.get(live.game_id)
+        if desk is None:
+            self.publish(live, [])
+            desk = self._desks[live.game_id]
+        old = desk.panels.get(user_id)
+        desk.panels[user_id] = Panel(interaction, time.monotonic(), token)
+        same_message = (old is not None and interaction.message is not None
+                        and old.interaction.message is not None
+                        and interaction.message.id == old.interaction.message.id)
+        return None if old is None or same_message else old
+
+    def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
+        """A message appeared (or went) in a channel: count what lies below the game's table."""
+        desk = self._desks.get(self._channels.get(channel_id, ""))
+        if desk is None or desk.table_id is None or message_id <= desk.table_id:
+            return
+        desk.below_table = max(0, desk.below_table + (-1 if deleted else 1))
+
+    async def close(self, timeout: float = 5.0) -> bool:
+        """Finish what is queued (up to `timeout`), then stop. True if nothing was left undone."""
+        deadline = time.monotonic() + timeout
+        while any(d.busy or not d.queue.empty() for d in self._desks.values()) and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        drained = not any(d.busy or not d.queue.empty() for d in self._desks.values())
+        tasks = [d.task for d in self._desks.values() if d.task is not None]
+        for task in tasks:
             task.cancel()
-        for task in self._workers.values():
+        for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        return drained
 
-    async def _work(self, game_id: str, queue: asyncio.Queue[tuple[LiveGame, Change | None]]) -> None:
+    # ------------------------------------------------------------------------- the worker
+    async def _work(self, game_id: str, desk: Desk) -> None:
+        try:
+            await self._serve(game_id, desk)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a bug here must not silence the game: its next change starts a new worker
+            log.exception("game %s: publishing failed", game_id)
+            self._desks.pop(game_id, None)
+
+    async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
-            live, change = await queue.get()
-            table_due = False
-            repost = False
+            live, item = await desk.queue.get()
+            desk.busy = True
+            refresh = repost = False
             while True:
-                if change is None:
-                    repost = table_due = True
-                elif isinstance(change, TableChanged):
-                    table_due = True
+                if isinstance(item, Repost):
+                    refresh = repost = True
+                elif isinstance(item, TableChanged):
+                    refresh = True
                 else:
-                    await self._safely(live, self._handle(live, change))
-                if queue.empty() and table_due:
-                    # Wait out the edit interval, taking in whatever else arrives meanwhile.
-                    wait = self._last_table_edit.get(game_id, 0.0) + TABLE_EDIT_INTERVAL - time.monotonic()
+                    await self._deliver(desk, live, item)
+                if desk.queue.empty() and refresh:  # wait out the interval, taking in what arrives
+                    wait = desk.last_refresh + self.refresh_interval - time.monotonic()
                     if wait > 0:
                         await asyncio.sleep(wait)
-                if queue.empty():
+                if desk.queue.empty():
                     break
-                live, change = queue.get_nowait()
-            if table_due:
-                await self._safely(live, self._render_table(live, repost))
-                self._last_table_edit[game_id] = time.monotonic()
-            if not live.active and queue.empty():
-                self._queues.pop(game_id, None)
-                self._workers.pop(game_id, None)
-                self._last_table_edit.pop(game_id, None)  # nothing per game outlives the game
-                self._dm_failed -= {(g, user) for g, user in self._dm_failed if g == game_id}
+                live, item = desk.queue.get_nowait()
+            if refresh:
+                await self._refresh(desk, live, repost)
+                desk.last_refresh = time.monotonic()
+            desk.busy = False
+            if not live.active and desk.queue.empty():
+                self._desks.pop(game_id, None)  # nothing per game outlives the game
+                if self._channels.get(live.channel_id) == game_id:
+                    del self._channels[live.channel_id]
                 return
 
-    async def _safely(self, live: LiveGame, work: Any) -> None:
-        try:
-            await work
-        except discord.Forbidden as error:
-            if error.code in NO_ACCESS:
-                await self.client.service.cancel_for(live, f"I lost permission to post in channel {live.channel_id}")
-            else:
-                log.warning("game %s: forbidden: %s", live.game_id, error)
-        except discord.NotFound as error:
-            if error.code == UNKNOWN_CHANNEL:
-                await self.client.service.cancel_for(live, f"channel {live.channel_id} was deleted")
-            else:
-                log.warning("game %s: not found: %s", live.game_id, error)
-        except Exception:
-            log.exception("game %s: couldn't update Discord", live.game_id)
+    async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
+        """Run `work`, retrying passing faults with backoff. False if it was given up."""
+        delay = RETRY_FIRST
+        while not desk.channel_gone:
+            try:
+                await work()
+                desk.access_lost_since = None
+                return True
+            except discord.NotFound as error:
+                if error.code == UNKNOWN_CHANNEL:
+                    await self._give_up(desk, live, "its channel was deleted")
+                else:
+                    log.warning("game %s: not found: %s", live.game_id, error)
+                return False
+            except discord.Forbidden as error:
+                if error.code not in NO_ACCESS:
+                    log.warning("game %s: forbidden: %s", live.game_id, error)
+                    return False
+                now = time.monotonic()
+                desk.access_lost_since = desk.access_lost_since or now
+                if now - desk.access_lost_since >= self.channel_lost_timeout:
+                    await self._give_up(desk, live, "I lost access to its channel")
+                    return False
+                log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
+            except TRANSIENT as error:
+                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
+            except discord.HTTPException:
+                log.exception("game %s: couldn't update Discord", live.game_id)
+                return False
+            await self._wait_out(desk, live, delay)
+            delay = min(delay * 2, RETRY_MAX)
+        return False
 
-    async def _channel(self, live: LiveGame) -> discord.abc.Messageable:
-        channel = self.client.get_channel(live.channel_id)
-        if channel is None:
-            channel = await self.client.fetch_channel(live.channel_id)
-        assert isinstance(channel, discord.abc.Messageable)
-        return channel
+    async def _wait_out(self, desk: Desk, live: LiveGame, delay: float) -> None:
+        """Wait before retrying the channel; the players' panels and direct messages don't need the
+        channel, so the game stays playable meanwhile."""
+        until = time.monotonic() + delay
+        while (left := until - time.monotonic()) > 0:
+            if live.game is not None:
+                await self._refresh_panels(desk, live)
+                await self._refresh_dms(desk, live)
+            await asyncio.sleep(min(left, self.refresh_interval))
 
-    async def _say(self, live: LiveGame, text: str, **kwargs: Any) -> None:
-        channel = await self._channel(live)
-        await channel.send(text, allowed_mentions=discord.AllowedMentions(users=True, everyone=False,
-                                                                          roles=False), **kwargs)
+    async def _give_up(self, desk: Desk, live: LiveGame, reason: str) -> None:
+        desk.channel_gone = True
+        await self.games.cancel_for(live, reason)
 
-    async def _handle(self, live: LiveGame, change: Change) -> None:
+    # ------------------------------------------------------------------------- deliveries
+    async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:
         if isinstance(change, LobbyChanged | GameStarted):
-            await self._render_lobby(live)
+            await self._guard(desk, live, lambda: self._render_lobby(live))
         elif isinstance(change, HandDealt):
-            await self._send_hands(live, change)
+            await self._guard(desk, live, lambda: self._send_hands(desk, live, change))
         elif isinstance(change, HandScored):
-            await self._say(live, hand_summary(live, change.hand))
+            await self._guard(desk, live, lambda: self._hand_over(desk, live, change))
         elif isinstance(change, GameOver):
-            await self._say(live, game_over_text(live, change.outcome))
-            await self._render_table(live, False)
+            await self._guard(desk, live, lambda: self._game_over(live, change))
         elif isinstance(change, GameCancelled):
-            await self._render_lobby(live)
-            if live.table_message_id is not None:
-                await self._render_table(live, False)
-            await self._say(live, f"Game `{live.game_id}` was cancelled ({change.reason}). "
-                                  "Nothing counts toward the leaderboard.")
+            await self._cancelled(desk, live, change)
+        elif isinstance(change, TurnStarted):
+            await self._guard(desk, live, lambda: self._ping(desk, live, change))
         elif isinstance(change, TurnReminder):
-            seat = live.seats[change.seat]
-            who = f"<@{seat.user_id}>" if seat.user_id else seat.name
+            user_id = live.seats[change.seat].user_id
             minutes = max(1, round(live.turn_timeout / 60))
-            await self._say(live, f"{who}, it's your turn in game `{live.game_id}`. If you don't act within "
-                                  f"about {minutes} min, a computer player will move for you.")
+            text = (f"<@{user_id}>, it's still your turn. If you don't act within about {minutes} min, "
+                    "a computer player will move for you.")
+            await self._guard(desk, live, lambda: self._say(live, text, mention=user_id))
         elif isinstance(change, ActedForPlayer):
-            await self._say(live, f"{live.seats[change.seat].name} ran out of time, so a computer player "
-                                  "moved for them.")
+            text = f"{render.seat_name(live, change.seat)} ran out of time, so a computer player moved for them."
+            await self._guard(desk, live, lambda: self._say(live, text))
         elif isinstance(change, SeatTakenOver):
-            await self._say(live, f"{change.left} left the game; {live.seats[change.seat].name} "
-                                  "plays their seat now.")
+            text = f"{change.left} left the game; {render.seat_name(live, change.seat)} plays their seat now."
+            await self._guard(desk, live, lambda: self._say(live, text))
+        post_id = getattr(change, "post_id", None)
+        if post_id is not None:
+            await self.games.delivered(post_id)
+
+    def _channel(self, live: LiveGame) -> discord.PartialMessageable:
+        return self.client.get_partial_messageable(live.channel_id, guild_id=live.guild_id,
+                                                   type=discord.ChannelType.text)
+
+    async def _say(self, live: LiveGame, text: str, *, mention: int | None = None, **kwargs: Any) -> discord.Message:
+        mentions = (discord.AllowedMentions(users=[discord.Object(mention)]) if mention is not None
+                    else discord.AllowedMentions.none())
+        return await self._channel(live).send(text, allowed_mentions=mentions, **kwargs)
 
     async def _render_lobby(self, live: LiveGame) -> None:
         if live.lobby_message_id is None:
             return
-        channel = await self._channel(live)
-        message = channel.get_partial_message(live.lobby_message_id)  # type: ignore[attr-defined]
-        with contextlib.suppress(discord.NotFound):
-            await message.edit(content=lobby_text(live), view=lobby_view(live))
+        message = self._channel(live).get_partial_message(live.lobby_message_id)
+        with contextlib.suppress(discord.NotFound):  # deleted by someone: /spades table shows it again
+            await message.edit(content=render.lobby_text(live), view=lobby_view(live))
 
-    async def _render_table(self, live: LiveGame, repost: bool) -> None:
-        if live.game is None:
-            return
-        channel = await self._channel(live)
-        content, view = table_text(live), table_view(live)
-        old = live.table_message_id
-        if old is not None and not repost and age_seconds(old) < TABLE_MAX_AGE:
+    async def _post_lobby(self, live: LiveGame) -> None:
+        """A lobby whose message was lost (deleted, or never posted after a failure) is posted again."""
+        old = live.lobby_message_id
+        message = await self._say(live, render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
+        await self.games.set_lobby_message(live, message.id)
+        if old is not None:
+            with contextlib.suppress(discord.HTTPException):
+                await self._channel(live).get_partial_message(old).delete()
+
+    async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
+        """The table that showed the hand becomes its summary, last trick included; the next hand
+        gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
+        view = summary_view(live, change.hand)
+        table = change.table_message_id
+        if desk.table_id == table:
+            desk.table_id = None  # the next refresh posts a new table; a restart must not reuse this one
+            await self.games.set_table_message(live, None)
+        if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
             try:
-                await channel.get_partial_message(old).edit(content=content, view=view)  # type: ignore[attr-defined]
+                await self._channel(live).get_partial_message(table).edit(view=view)
+                return
+            except discord.NotFound:
+                pass
+        await self._channel(live).send(view=view, **_nonce(live, change.post_id))
+
+    async def _game_over(self, live: LiveGame, change: GameOver) -> None:
+        game = live.game
+        assert game is not None
+        names, scores = render.chart_series(live)
+        png = await asyncio.to_thread(score_chart_png, names, scores, live.rules.target,
+                                      title=f"{render.MODE_TITLES[live.mode]} Spades",
+                                      winners=[game.side_of(s) for s in game.winners], mercy=live.rules.mercy)
+        await self._say(live, render.game_over_text(live, change.outcome), view=rematch_view(live.game_id),
+                        file=discord.File(io.BytesIO(png), filename="scores.png"),
+                        **_nonce(live, change.post_id))
+
+    async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> None:
+        text = render.cancelled_text(change.reason)
+        if desk.channel_gone:  # tell the players where it can still be said
+            for seat in live.seats:
+                if seat.user_id is not None:
+                    with contextlib.suppress(discord.HTTPException):
+                        channel = await self._dm_channel(seat.user_id)
+                        await channel.send(f"Your Spades game in <#{live.channel_id}> was cancelled "
+                                           f"({change.reason}). Nothing counts toward the leaderboard.")
+            return
+        await self._guard(desk, live, lambda: self._render_lobby(live))
+        await self._guard(desk, live, lambda: self._say(live, text, **_nonce(live, change.post_id)))
+
+    async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
+        """One mention for a person whose turn began a few seconds ago, with a way to their cards."""
+        if live.token != change.token or live.human_turn() != change.seat or desk.ping is not None:
+            return
+        user_id = live.seats[change.seat].user_id
+        message = await self._say(live, render.ping_text(live, change.seat), mention=user_id,
+                                  view=hand_button_view(live.game_id))
+        desk.ping = (message.id, change.token)
+
+    async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
+        game = live.game
+        if game is None or game.hand_number != change.hand_number or game.is_over:
+            return  # an old deal published again after a restart: the table shows what is current
+        for seat in live.seats:
+            if seat.user_id is None:
+                continue
+            text = render.dm_text(live, seat_view(game, seat.seat), _table_link(live))
+            try:
+                channel = await self._dm_channel(seat.user_id)
+                message = await channel.send(text, **_nonce(live, change.post_id, f"d{seat.seat}"))
+                desk.dms[seat.user_id] = DirectMessage(channel.id, message.id, change.hand_number, text)
+            except discord.Forbidden as error:
+                if error.code not in (DM_CLOSED, None):
+                    raise
+                if seat.user_id in desk.dm_failed:
+                    continue
+                desk.dm_failed.add(seat.user_id)
+                await self._say(live, f"I can't send {seat.name} direct messages. {seat.name}, use **My hand** on "
+                                      "the table or `/spades hand` to see your cards; the game goes on.")
+
+    # ------------------------------------------------------------------------- refreshing
+    async def _refresh(self, desk: Desk, live: LiveGame, repost: bool) -> None:
+        if live.game is None:
+            if repost and live.status == "lobby":
+                await self._guard(desk, live, lambda: self._post_lobby(live))
+            return
+        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        await self._refresh_panels(desk, live)
+        await self._refresh_dms(desk, live)
+        if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
+            ping_id, desk.ping = desk.ping[0], None
+            with contextlib.suppress(discord.HTTPException):
+                await self._channel(live).get_partial_message(ping_id).delete()
+
+    async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
+        game = live.game
+        assert game is not None
+        old = desk.table_id
+        if old is None and game.is_over:
+            return  # the last hand's summary and the game-over post say it all
+        channel = self._channel(live)
+        view = table_view(live)
+        new_hand = game.hand_number != desk.table_hand
+        buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
+        if old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE:
+            try:
+                await channel.get_partial_message(old).edit(view=view)
                 return
             except discord.NotFound:
                 log.info("game %s: the table message was deleted; posting it again", live.game_id)
-        message = await channel.send(content, view=view or discord.utils.MISSING)
-        await self.client.service.set_table_message(live, message.id)
+        message = await channel.send(view=view)
+        desk.table_id, desk.below_table, desk.table_hand = message.id, 0, game.hand_number
+        await self.games.set_table_message(live, message.id)
         if old is not None:
             with contextlib.suppress(discord.HTTPException):
-                await channel.get_partial_message(old).edit(view=None)  # type: ignore[attr-defined]
+                await channel.get_partial_message(old).delete()
 
-    async def _dm_channel(self, user_id: int) -> discord.abc.Messageable:
+    async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
+        now = time.monotonic()
+        for user_id, panel in list(desk.panels.items()):
+            if panel.shown_token == live.token and live.active:
+                continue
+            if now - panel.opened > PANEL_TOKEN_LIFE:
+                del desk.panels[user_id]  # its token is spent; the next click or My hand brings it back
+                continue
+            token = live.token  # what the panel shows: the game may move on while it is sent
+            try:
+                shown = panel_view(live, self.games.view_for(live, user_id))
+                await panel.interaction.edit_original_response(view=shown)
+                panel.shown_token = token
+            except (Refusal, discord.HTTPException, *TRANSIENT):
+                del desk.panels[user_id]
+
+    async def _refresh_dms(self, desk: Desk, live: LiveGame) -> None:
+        game = live.game
+        assert game is not None
+        for user_id, dm in list(desk.dms.items()):
+            seat = live.seat_of(user_id)
+            if seat is None:
+                continue
+            view = seat_view(game, seat)
+            if view.hand_number != dm.hand:  # its hand is over (the next one's message may be on its way)
+                view = view._replace(hand_number=dm.hand, hand=(), cards_hidden=False)
+                del desk.dms[user_id]
+            text = render.dm_text(live, view, _table_link(live))
+            if text == dm.text:
+                continue
+            try:
+                partial = self.client.get_partial_messageable(dm.channel_id, type=discord.ChannelType.private)
+                await partial.get_partial_message(dm.message_id).edit(content=text)
+                dm.text = text
+            except (discord.HTTPException, *TRANSIENT):
+                log.info("game %s: couldn't update a hand's direct message", live.game_id, exc_info=True)
+                desk.dms.pop(user_id, None)
+
+    async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so
         with more players than that every hand dealt cost a request to open each DM again; and with
         no member intent the user is rarely cached, so the channel is opened from the id alone."""
@@ -212,27 +478,11 @@ class Publisher:
             self._dm_channels.move_to_end(user_id)
         return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
 
-    async def _send_hands(self, live: LiveGame, change: HandDealt) -> None:
-        game = live.game
-        if game is None or game.hand_number != change.hand_number or game.phase is Phase.DEALING:
-            return
-        for seat in live.seats:
-            if seat.user_id is None:
-                continue
-            view = seat_view(game, seat.seat)
-            try:
-                channel = await self._dm_channel(seat.user_id)
-                text = private_hand_text(live, view)
-                if not view.cards_hidden:
-                    text += "\nBid and play with the table's buttons, or `/spades bid` and `/spades play`."
-                await channel.send(text, view=dm_view(live.game_id, view) or discord.utils.MISSING)
-            except discord.Forbidden as error:
-                if error.code != DM_CLOSED and error.code is not None:
-                    raise
-                if (live.game_id, seat.user_id) in self._dm_failed:
-                    continue
-                self._dm_failed.add((live.game_id, seat.user_id))
-                await self._say(live, f"I can't send {seat.name} direct messages. {seat.name}, use **My hand** "
-                                      "on the table or `/spades hand` to see your cards; the game goes on.")
-            except discord.HTTPException:
-                log.warning("game %s: couldn't DM seat %s", live.game_id, seat.seat, exc_info=True)
+
+def _nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:
+    """The same nonce for the same owed post however often it is sent: Discord then shows it once."""
+    return {} if post_id is None else {"nonce": f"{live.game_id}p{post_id}{suffix}"[:25]}
+
+
+def _table_link(live: LiveGame) -> str:
+    return f"https://discord.com/channels/{live.guild_id}/{live.channel_id}"

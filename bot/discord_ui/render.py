@@ -1,7 +1,8 @@
-"""Text for every message the bot posts. Pure functions of public state, so they are easy to test.
+"""Text for everything the bot shows. Pure functions, so they are easy to test.
 
-Only the hand renderers take a seat's cards, and only from that seat's own view; everything posted
-in a channel is built from public information.
+Only the panel and the direct message take a seat's cards, and only from that seat's own view;
+everything posted in a channel is built from public information. No game ids in what players
+read: the table's footer and the record keep them.
 """
 
 from __future__ import annotations
@@ -18,22 +19,36 @@ from bot.engine import (
     Phase,
     Rules,
     SeatView,
+    TrickLog,
     card_label,
     display_sorted,
 )
-from bot.engine.cards import SUIT_OF, SUIT_SYMBOLS
-from bot.service import LiveGame
-from bot.store import FinishOutcome, LeaderboardEntry, PlayerStats
+from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
+from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 
 MODE_TITLES = {Mode.CUTTHROAT: "Cutthroat", Mode.SOLO: "Solo", Mode.PARTNERS: "Partners"}
+PROVISIONAL_GAMES = 5  # a rating means little before this many games: it is shown as provisional
+BAG_WARNING = 3  # bags short of the limit from which a summary warns about the penalty
+SUIT_DISPLAY_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦: colours alternate, as players hold cards
+MODE_OPTIONS = {  # the options that mean something in each mode
+    Mode.CUTTHROAT: ("leftover", "jokers"),
+    Mode.SOLO: (),
+    Mode.PARTNERS: ("nil_tricks_help_partner",),
+}
+MODE_ONLY = {name for names in MODE_OPTIONS.values() for name in names}
 
 
-def rules_summary(rules: Rules) -> str:
-    changed = rules.changed()
-    changed.pop("target", None)
-    if not changed:
-        return "standard rules"
-    return ", ".join(f"{k}={_value(v)}" for k, v in changed.items())
+def ordinal(place: int) -> str:
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def seat_name(live: LiveGame, seat: int) -> str:
+    return live.seats[seat].name
 
 
 def _value(value: object) -> str:
@@ -44,41 +59,75 @@ def _value(value: object) -> str:
     return str(value)
 
 
-def rules_text(mode: Mode | None, rules: Rules, title: str) -> str:
-    lines = [f"**{title}**"]
+def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
+    """The options that differ from the defaults, for lobby and footer lines."""
+    changed = rules.changed()
+    changed.pop("target", None)
     if mode is not None:
-        lines.append(f"Mode: {MODE_TITLES[mode]} ({mode.seats} players)")
-    for name, option in OPTIONS.items():
-        lines.append(f"• `{name}` = {_value(getattr(rules, name))} — {option.help}")
-    return "\n".join(lines)
+        changed = {k: v for k, v in changed.items() if k not in MODE_ONLY or k in MODE_OPTIONS[mode]}
+    if not changed:
+        return "standard rules"
+    return ", ".join(f"{k}={_value(v)}" for k, v in changed.items())
 
 
+# ---------------------------------------------------------------------------------- cards
+def suit_groups(cards: Sequence[Card]) -> list[tuple[int, list[Card]]]:
+    """Cards by suit in display order, high to low within a suit (jokers lead the spades)."""
+    by_suit: dict[int, list[Card]] = {}
+    for card in display_sorted(cards):
+        by_suit.setdefault(SUIT_OF[card], []).append(card)
+    return [(suit, by_suit[suit]) for suit in SUIT_DISPLAY_ORDER if suit in by_suit]
+
+
+def hand_text(cards: Sequence[Card], separator: str = " · ") -> str:
+    """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``."""
+    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in cards_)}" for suit, cards_ in suit_groups(cards)]
+    return separator.join(groups) or "(no cards)"
+
+
+def _rank(card: Card) -> str:
+    label = card_label(card)
+    return label[:-1] if label[-1] in SUIT_SYMBOLS else label
+
+
+def trick_text(live: LiveGame, plays: Sequence[tuple[int, Card]], winner: int | None = None) -> str:
+    """Each card with who played it; the winner's card in bold."""
+    shown = []
+    for seat, card in plays:
+        text = f"{seat_name(live, seat)} {card_label(card)}"
+        shown.append(f"**{text}** ✔" if seat == winner else text)
+    return " · ".join(shown)
+
+
+def last_trick_text(live: LiveGame, trick: TrickLog) -> str:
+    return f"{trick_text(live, trick.plays, trick.winner)} — **{seat_name(live, trick.winner)}** takes it"
+
+
+# ---------------------------------------------------------------------------------- lobby
 def lobby_text(live: LiveGame) -> str:
-    seats = [f"{i + 1}. {s.name}{' (host)' if s.user_id == live.host_id else ''}" for i, s in enumerate(live.seats)]
+    seats = []
+    for i, s in enumerate(live.seats):
+        role = " (host)" if s.user_id is not None and s.user_id == live.host_id else ""
+        seats.append(f"{i + 1}. {s.name}{role}")
     open_seats = live.mode.seats - len(live.seats)
-    seats += ["…"] * open_seats
+    seats += [f"{len(live.seats) + i + 1}. —" for i in range(open_seats)]
     lines = [
-        f"**{MODE_TITLES[live.mode]} Spades** — lobby · game `{live.game_id}`",
-        f"Target {live.rules.target} · {rules_summary(live.rules)}",
+        f"## ♠ {MODE_TITLES[live.mode]} Spades — new game",
+        f"To **{live.rules.target}** points · {rules_summary(live.rules, live.mode)}",
         *seats,
     ]
     if live.status == "lobby":
         lines.append("Waiting for players: **Join**, or the host can **Add bot**."
-                     if open_seats else "All seats are filled: the host can **Start**.")
+                     if open_seats else "Every seat is taken: the host can **Start**.")
     elif live.status == "playing":
         lines.append("The game has started.")
     else:
-        lines.append(f"This lobby is closed ({live.status}).")
+        lines.append("This lobby is closed.")
     return "\n".join(lines)
 
 
-def _seat_label(live: LiveGame, game: Game, seat: int) -> str:
-    marker = "▶ " if game.turn == seat else ""
-    dealer = " (dealer)" if game.dealer == seat else ""
-    return f"{marker}**{live.seats[seat].name}**{dealer}"
-
-
-def _bid_text(game: Game, seat: int) -> str:
+# ---------------------------------------------------------------------------------- table
+def bid_text(game: Game, seat: int) -> str:
     bid = game.bids[seat]
     if bid is None:
         return "—"
@@ -87,118 +136,234 @@ def _bid_text(game: Game, seat: int) -> str:
     return str(bid)
 
 
-def table_text(live: LiveGame) -> str:
-    """The table message: mode, target, seats with bid/tricks/score/bags, the trick, whose turn."""
+def table_header(live: LiveGame) -> str:
     game = live.game
     assert game is not None
-    header = (f"**{MODE_TITLES[live.mode]} Spades** · to {live.rules.target} · hand {game.hand_number}"
-              f" · game `{live.game_id}`")
-    lines = [header]
-    if live.rules.changed().keys() - {"target"}:
-        lines.append(f"Rules: {rules_summary(live.rules)}")
+    return f"### ♠ {MODE_TITLES[live.mode]} Spades · hand {max(game.hand_number, 1)} · to {live.rules.target}"
+
+
+def table_seats(live: LiveGame) -> str:
+    """A line per seat: name, bid, tricks this hand, score and bags; who acts, who deals."""
+    game = live.game
+    assert game is not None
     scores, bags = game.scores, game.bags
+    lines = []
     for seat in range(game.seats):
+        marker = "▶ " if game.turn == seat else ""
+        dealer = " (dealer)" if game.dealer == seat and not game.is_over else ""
         team = f" · team {game.side_of(seat) + 1}" if live.mode is Mode.PARTNERS else ""
-        lines.append(
-            f"{_seat_label(live, game, seat)} — bid {_bid_text(game, seat)} · won {game.tricks_won[seat]}"
-            f" · score {scores[seat]} · bags {bags[seat]}{team}"
-        )
-    if game.phase is Phase.PLAYING or game.trick:
-        shown = " · ".join(f"{live.seats[s].name} {card_label(c)}" for s, c in game.trick) or "(empty)"
-        lines.append(f"Trick: {shown}")
-    logs = game.hand_logs
-    if logs and logs[-1].tricks and game.phase is Phase.PLAYING:
-        last = logs[-1].tricks[-1]
-        cards = " ".join(card_label(c) for _, c in last.plays)
-        lines.append(f"Last trick: {live.seats[last.winner].name} won ({cards})")
-    lines.append("Spades: broken ♠" if game.spades_broken else "Spades: not broken yet")
+        lines.append(f"{marker}**{seat_name(live, seat)}**{dealer} — bid {bid_text(game, seat)} · "
+                     f"won {game.tricks_won[seat]} · {scores[seat]} pts · {plural(bags[seat], 'bag')}{team}")
+    return "\n".join(lines)
+
+
+def table_play(live: LiveGame) -> str:
+    """The trick in progress, the last trick taken, and what happens next."""
+    game = live.game
+    assert game is not None
+    lines = []
+    hand = game.hand_logs[-1] if game.hand_logs else None
+    if game.phase is Phase.PLAYING:
+        number = len(hand.tricks) + 1 if hand else 1
+        shown = trick_text(live, game.trick) if game.trick else "no card yet"
+        lines.append(f"**Trick {number}:** {shown}")
+    if hand is not None and hand.tricks and game.phase is not Phase.BIDDING:
+        lines.append(f"Last trick: {last_trick_text(live, hand.tricks[-1])}")
     if game.is_over:
-        lines.append("The game is over.")
+        lines.append("**The game is over.**")
+    elif game.phase is Phase.DEALING:
+        lines.append("Hand over: the next one is being dealt.")
     elif game.turn is not None:
         action = "bid" if game.phase is Phase.BIDDING else "play"
-        lines.append(f"Turn: **{live.seats[game.turn].name}** to {action}")
+        spades = "" if game.phase is Phase.BIDDING else (" · spades broken" if game.spades_broken
+                                                         else " · spades not broken")
+        lines.append(f"▶ **{seat_name(live, game.turn)}** to {action}{spades}")
     return "\n".join(lines)
 
 
-def hand_text(cards: Sequence[Card]) -> str:
-    """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``."""
-    groups: dict[int, list[str]] = {}
-    for card in display_sorted(cards):
-        groups.setdefault(SUIT_OF[card], []).append(card_label(card).rstrip("♠♥♦♣"))
-    return " · ".join(f"{SUIT_SYMBOLS[suit]} {' '.join(ranks)}" for suit, ranks in groups.items()) or "(no cards)"
+def table_footer(live: LiveGame) -> str:
+    return f"-# game {live.game_id} · {rules_summary(live.rules, live.mode)}"
 
 
-def private_hand_text(live: LiveGame, view: SeatView) -> str:
-    """A player's own hand (a direct message or an ephemeral reply to that player only)."""
-    title = f"Your hand — {MODE_TITLES[live.mode]} game `{live.game_id}`, hand {view.hand_number}"
-    if view.cards_hidden:
-        when = "It's your turn to bid." if view.my_turn else "**Blind nil** counts when it's your turn to bid."
-        return (f"{title}\nYou're far enough behind to bid **blind nil** (before seeing your cards, "
-                f"worth ±{live.rules.blind_nil_value}). Choose **Blind nil** or **Show my cards**.\n{when}")
-    lines = [title, hand_text(view.hand)]
-    if view.my_turn and view.phase is Phase.BIDDING:
-        lines.append("It's your turn to bid.")
-    elif view.my_turn and view.phase is Phase.PLAYING:
-        lines.append("It's your turn to play: legal cards are enabled.")
-    return "\n".join(lines)
+def table_text(live: LiveGame) -> str:
+    """The whole table as plain text (the same parts the table message lays out)."""
+    return "\n".join([table_header(live), table_seats(live), table_play(live), table_footer(live)])
 
 
-def hand_summary(live: LiveGame, hand: HandLog) -> str:
-    result = hand.result
-    assert result is not None
-    lines = [f"**Hand {hand.number} scored**"]
-    bids = {b.seat: ("blind nil" if b.blind else "nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
+# ---------------------------------------------------------------------------------- panel
+def panel_status(live: LiveGame, view: SeatView) -> str:
+    """One line that tells the player what to do now."""
     game = live.game
     assert game is not None
-    if live.mode is Mode.PARTNERS:
-        for side in (0, 1):
-            members = game.side_seats(side)
-            who = " & ".join(f"{live.seats[s].name} (bid {bids[s]}, won {result.tricks_won[s]})" for s in members)
-            s0 = members[0]
-            lines.append(f"Team {side + 1}: {who} → {result.hand_points[s0]:+d} · bags {result.bags[s0]}"
-                         f" · score **{result.scores[s0]}**")
-    else:
-        for seat in range(len(live.seats)):
-            lines.append(f"{live.seats[seat].name}: bid {bids[seat]}, won {result.tricks_won[seat]} → "
-                         f"{result.hand_points[seat]:+d} · bags {result.bags[seat]} · score **{result.scores[seat]}**")
+    if game.is_over:
+        return "The game is over."
+    if view.cards_hidden:
+        when = "It's your turn to bid." if view.my_turn else "Decide before your turn to bid."
+        return (f"You're far enough behind to bid **blind nil** (±{live.rules.blind_nil_value}, before "
+                f"seeing your cards). {when}")
+    if view.turn is None:
+        return "Hand over: the next one is being dealt."
+    if not view.my_turn:
+        action = "bid" if view.phase is Phase.BIDDING else "play"
+        return f"Waiting for **{seat_name(live, view.turn)}** to {action}."
+    if view.phase is Phase.BIDDING:
+        return "**Your turn to bid.**"
+    if not view.trick:
+        if view.rules.spades_must_break and not view.spades_broken and len(view.legal_cards) < len(view.hand):
+            return "**Your lead.** Spades aren't broken yet."
+        return "**Your lead.**"
+    led = SUIT_OF[view.trick[0][1]]
+    follow = any(SUIT_OF[c] == led for c in view.hand)
+    how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
+    return f"**Your turn:** {seat_name(live, view.trick[0][0])} led {card_label(view.trick[0][1])}, {how}."
+
+
+def panel_title(live: LiveGame, view: SeatView) -> str:
+    return f"### Your hand · {MODE_TITLES[live.mode]} · hand {view.hand_number}"
+
+
+def panel_details(live: LiveGame, view: SeatView) -> str:
+    """The trick so far and the player's own bid, tricks and score."""
+    lines = []
+    if view.phase is Phase.PLAYING:
+        lines.append(f"Trick: {trick_text(live, view.trick)}" if view.trick else "Trick: no card yet")
+    elif view.phase is Phase.BIDDING:
+        bids = [f"{seat_name(live, s)} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
+        lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
+    bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
+    lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {view.scores[view.seat]} pts · "
+                 f"{plural(view.bags[view.seat], 'bag')}")
     return "\n".join(lines)
 
 
-def game_over_text(live: LiveGame, outcome: FinishOutcome | None) -> str:
+def _bid_word(view: SeatView, seat: int) -> str:
+    bid = view.bids[seat]
+    if bid == 0:
+        return "blind nil" if view.blind[seat] else "nil"
+    return str(bid)
+
+
+# ------------------------------------------------------------------------------ direct message
+def dm_text(live: LiveGame, view: SeatView, table_link: str) -> str:
+    """The hand by direct message: kept current as cards leave it; no buttons, a link to the table."""
+    title = f"**Your hand** · {MODE_TITLES[live.mode]} Spades · hand {view.hand_number}"
+    if view.cards_hidden:
+        body = (f"You may bid **blind nil** (±{live.rules.blind_nil_value}) before seeing your cards: "
+                "decide on your panel at the table (**My hand**).")
+    else:
+        body = hand_text(view.hand, "\n") if view.hand else "All your cards are played."
+    return f"{title}\n{body}\nPlay at the table: {table_link}"
+
+
+# ------------------------------------------------------------------------------ turn mention
+def ping_text(live: LiveGame, seat: int) -> str:
     game = live.game
-    if game is None or outcome is None:
-        return f"Game `{live.game_id}` was cancelled. Nothing counts toward the leaderboard."
-    names = [live.seats[s].name for s in game.winners]
-    how = {"target": "reached the target", "mercy": "leads when the mercy rule ended it",
-           "forfeit": "wins by forfeit"}.get(game.ended.value if game.ended else "", "wins")
-    lines = [f"🏆 **{' & '.join(names)}** {how}! Game `{live.game_id}` is over after {game.hands_played} hands."]
+    assert game is not None
+    mention = f"<@{live.seats[seat].user_id}>"
+    if game.phase is Phase.BIDDING:
+        bids = [f"{seat_name(live, s)} {bid_text(game, s)}" for s in range(game.seats) if game.bids[s] is not None]
+        so_far = f" Bids so far: {' · '.join(bids)}." if bids else ""
+        return f"{mention}, your turn to bid.{so_far}"
+    if game.trick:
+        leader, card = game.trick[0]
+        led = f"{seat_name(live, leader)} led {card_label(card)}"
+        return f"{mention}, your turn: {led} ({trick_text(live, game.trick)})."
+    return f"{mention}, your lead."
+
+
+# ------------------------------------------------------------------------------ after a hand
+def hand_summary(live: LiveGame, hand: HandLog) -> str:
+    """Bid against tricks won, points (a bag penalty said in words), running bags with a warning near
+    the limit, the distance to the target, and the hand's last trick."""
+    result = hand.result
+    game = live.game
+    assert result is not None and game is not None
+    rules = live.rules
+    previous = game.hand_logs[hand.number - 2].result if hand.number > 1 else None
+    bids = {b.seat: ("blind nil" if b.blind else "nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
+    lines = [f"### Hand {hand.number} scored"]
+    warn = False
+    for side in range(game.sides):
+        members = game.side_seats(side)
+        first = members[0]
+        who = " & ".join(f"**{seat_name(live, s)}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
+                         for s in members)
+        score = result.scores[first]
+        to_go = rules.target - score
+        distance = f"{to_go} to go" if to_go > 0 else "past the target"
+        bags = result.bags[first]
+        before = previous.bags[first] if previous is not None else 0
+        penalties = (before + result.new_bags[first] - bags) // rules.bag_limit
+        penalty = f" (−{penalties * rules.bag_penalty} for {penalties * rules.bag_limit} bags)" if penalties else ""
+        near = bags >= rules.bag_limit - BAG_WARNING
+        warn = warn or near
+        lines.append(f"{who} → **{result.hand_points[first]:+d}**{penalty} · {score} pts ({distance}) · "
+                     f"{plural(bags, 'bag')}{' ⚠️' if near else ''}")
+    if warn:
+        lines.append(f"-# ⚠️ {rules.bag_limit} bags cost {rules.bag_penalty} points.")
+    if hand.tricks:
+        lines.append(f"Last trick: {last_trick_text(live, hand.tricks[-1])}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------------------ game over
+def game_over_text(live: LiveGame, outcome: FinishOutcome) -> str:
+    """The winner, the final standings and what the game did to each person's rating."""
+    game = live.game
+    assert game is not None
+    names = " & ".join(seat_name(live, s) for s in game.winners)
+    hands = plural(game.hands_played, "hand")
+    how = {"target": f"Past the target of {live.rules.target} after {hands}.",
+           "mercy": f"The mercy rule ended the game after {hands}: a score fell to −{live.rules.mercy}.",
+           "forfeit": f"By forfeit, after {hands}."}.get(game.ended.value if game.ended else "", f"After {hands}.")
+    lines = [f"## 🏆 {names} {'win' if len(game.winners) > 1 else 'wins'}!", how]
+    changes = {c.seat: c for c in outcome.changes}
     places = game.places()
-    order = sorted(range(game.seats), key=lambda s: (places[s], s))
     seen_sides: set[int] = set()
-    for seat in order:
+    for seat in sorted(range(game.seats), key=lambda s: (places[s], s)):
         side = game.side_of(seat)
         if side in seen_sides:
             continue
         seen_sides.add(side)
-        who = " & ".join(live.seats[s].name for s in game.side_seats(side))
-        lines.append(f"{places[seat]}. {who}: {game.scores[seat]}")
-    if outcome.changes:
-        lines.append("Leaderboard:")
-        for change in outcome.changes:
-            before = f"{change.rating_before:.1f}" if change.rating_before is not None else "new"
-            rank_before = f"#{change.rank_before}" if change.rank_before is not None else "unranked"
-            lines.append(f"• {change.name}: rating {before} → {change.rating_after:.1f}, "
-                         f"rank {rank_before} → #{change.rank_after}")
+        who = " & ".join(seat_name(live, s) for s in game.side_seats(side))
+        ratings = [rating_change_text(changes[s]) for s in game.side_seats(side) if s in changes]
+        rated = f" · {'; '.join(ratings)}" if ratings else ""
+        lines.append(f"{ordinal(places[seat])} **{who}** — {game.scores[seat]} pts{rated}")
     return "\n".join(lines)
 
 
+def rating_change_text(change: RatingChange) -> str:
+    games = change.games
+    if games < PROVISIONAL_GAMES:
+        return f"rating provisional ({games} of {PROVISIONAL_GAMES} games)"
+    delta = change.rating_after - (change.rating_before or 0.0)
+    was = f", was #{change.rank_before}" if change.rank_before is not None and change.rank_before != change.rank_after \
+        else ""
+    return f"rating {change.rating_after:.1f} ({delta:+.1f}) · #{change.rank_after}{was}"
+
+
+def chart_series(live: LiveGame) -> tuple[list[str], list[list[int]]]:
+    """Side names and each side's running score after every scored hand, for the score chart."""
+    game = live.game
+    assert game is not None
+    names = [" & ".join(seat_name(live, s) for s in game.side_seats(side)) for side in range(game.sides)]
+    scores = [[hand.result.scores[game.side_seats(side)[0]] for side in range(game.sides)]
+              for hand in game.hand_logs if hand.result is not None]
+    return names, scores
+
+
+def cancelled_text(reason: str) -> str:
+    return f"This game was cancelled ({reason}). Nothing counts toward the leaderboard."
+
+
+# ------------------------------------------------------------------------------ commands
 def scoreboard_text(live: LiveGame) -> str:
     game = live.game
     if game is None:
         return "The game hasn't started yet."
-    heads = ([f"Team {side + 1}" for side in range(game.sides)] if live.mode is Mode.PARTNERS
-             else [s.name[:10] for s in live.seats])
-    rows = ["Hand  " + "  ".join(f"{h:>12}" for h in heads)]
+    heads = [" & ".join(seat_name(live, s)[:8] for s in game.side_seats(side)) for side in range(game.sides)]
+    width = max(12, *(len(h) for h in heads))
+    rows = ["Hand  " + "  ".join(f"{h:>{width}}" for h in heads)]
     for hand in game.hand_logs:
         if hand.result is None:
             continue
@@ -206,11 +371,12 @@ def scoreboard_text(live: LiveGame) -> str:
         for side in range(game.sides):
             seat = game.side_seats(side)[0]
             cells.append(f"{hand.result.hand_points[seat]:+5d} ={hand.result.scores[seat]:5d}")
-        rows.append(f"{hand.number:>4}  " + "  ".join(f"{c:>12}" for c in cells))
+        rows.append(f"{hand.number:>4}  " + "  ".join(f"{c:>{width}}" for c in cells))
     text = "\n".join(rows)
-    if len(text) > 1800:  # a very long game: keep the latest hands
-        text = "\n".join([rows[0], "   …", *rows[-(1800 // len(rows[0]) - 2):]])
-    return f"**Scores, game `{live.game_id}`**\n```\n{text}\n```"
+    if len(text) > 1700:  # a very long game: keep the latest hands
+        text = "\n".join([rows[0], "   …", *rows[-(1700 // len(rows[0]) - 2):]])
+    state = "final scores" if game.is_over else f"to {live.rules.target}"
+    return f"**Scores** · {MODE_TITLES[live.mode]} · {state}\n```\n{text}\n```"
 
 
 def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry]) -> str:
@@ -218,7 +384,9 @@ def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[Le
         return f"No finished {mode} games on {guild_name} yet (win rate needs a few games per player)."
     lines = [f"**{guild_name} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
     for e in entries:
-        lines.append(f"#{e.rank} **{e.name}** — rating {e.rating:.1f} · {e.wins} wins / {e.games} games "
+        rating = (f"rating {e.rating:.1f}" if e.games >= PROVISIONAL_GAMES
+                  else f"rating provisional ({e.games} of {PROVISIONAL_GAMES} games)")
+        lines.append(f"#{e.rank} **{e.name}** — {rating} · {e.wins} wins / {plural(e.games, 'game')} "
                      f"({e.win_rate:.0%}) · {e.points} points")
     return "\n".join(lines)
 
@@ -227,14 +395,61 @@ def stats_text(name: str, stats: PlayerStats) -> str:
     if stats.games == 0:
         return f"{name} hasn't finished a game on this server yet."
     lines = [
-        f"**{name}** — {stats.games} games, {stats.wins} wins ({stats.win_rate:.0%})",
+        f"**{name}** — {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%})",
         f"Average final score {stats.average_score:.0f}",
         f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried}",
-        f"Bags per hand {stats.bags_per_hand:.2f} over {stats.hands} hands",
+        f"Bags per hand {stats.bags_per_hand:.2f} over {plural(stats.hands, 'hand')}",
     ]
     for rating in stats.ratings:
-        lines.append(f"{rating.mode}: rating {rating.rating:.1f}, rank #{rating.rank} "
-                     f"({rating.wins}/{rating.games} won)")
+        shown = (f"rating {rating.rating:.1f}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
+                 else f"rating provisional ({rating.games} of {PROVISIONAL_GAMES} games)")
+        lines.append(f"{rating.mode}: {shown} ({rating.wins}/{rating.games} won)")
+    return "\n".join(lines)
+
+
+HELP_TEXT = """\
+## ♠ Spades here
+**Start:** `/spades new` opens a game in this channel (cutthroat: 3 players, each for themselves). \
+Others press **Join**; the host can **Add bot** for empty seats, then **Start**.
+**Play:** press **My hand** on the table: your private panel shows your cards and stays up to date. \
+On your turn your legal cards (or the bids) light up: one click plays. You also get your hand by \
+direct message. If you're slow, I'll mention you once.
+**Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
+Too many bags cost points. First to the target wins.
+**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
+`score` · `rules` · `record` · `leaderboard` · `stats` · `cancel` · `settings` (Manage Server) · `help`"""
+
+
+def rules_text(mode: Mode, rules: Rules, title: str) -> str:
+    """The rules in force: the mode, how scoring works with these values, and only the options
+    that apply to this mode."""
+    deal = {Mode.CUTTHROAT: f"3 players, each for themselves, {18 if rules.jokers else 17} cards each",
+            Mode.SOLO: "4 players, each for themselves, 13 cards each",
+            Mode.PARTNERS: "4 players in two teams (partners sit opposite), 13 cards each"}[mode]
+    set_penalty = "−10 a trick bid" if rules.set_penalty == "minus" else "0"
+    nil = (f"Nil (no tricks): +{rules.nil_value} made, −{rules.nil_value} failed."
+           if rules.nil else "Nil is off: the lowest bid is 1.")
+    blind = (f" Blind nil (before seeing your cards, allowed {rules.blind_nil_deficit}+ points behind): "
+             f"±{rules.blind_nil_value}." if rules.blind_nil and rules.nil else "")
+    lines = [
+        f"**{title}**",
+        f"**{MODE_TITLES[mode]}** — {deal}. Spades are trump; follow suit if you can"
+        + ("; spades can't be led until broken." if rules.spades_must_break else "."),
+        f"**Scoring:** make your bid: +10 a trick bid, +1 for each extra trick (a bag). Set: {set_penalty}. "
+        f"{nil}{blind}",
+        f"**Bags:** every {rules.bag_limit} bags cost {rules.bag_penalty} points.",
+        f"**Winning:** first to **{rules.target}**; a tie for the lead plays another hand."
+        + (f" The game also ends when someone falls to −{rules.mercy}." if rules.mercy else ""),
+    ]
+    if mode is Mode.PARTNERS:
+        lines.append("Partners: the team's bids add up to one contract; a nil bidder is scored alone.")
+    if rules.no_exact_total:
+        lines.append("The last bidder may not make the bids add up to the number of tricks.")
+    lines.append("**Options:**")
+    for name, option in OPTIONS.items():
+        if name == "target" or (name in MODE_ONLY and name not in MODE_OPTIONS[mode]):
+            continue
+        lines.append(f"• `{name}` = {_value(getattr(rules, name))} — {option.help}")
     return "\n".join(lines)
 
 

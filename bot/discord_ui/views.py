@@ -1,149 +1,221 @@
-"""Buttons: the custom_id names the game and the action, never the user, so every button still works
-after a restart and identity always comes from the interaction itself.
+"""Buttons and the messages that carry them.
 
-Views are sent, never kept. They are built straight as Discord's component payload, and a click is
-routed by parsing its custom_id (`parse_button`), not by rebuilding the clicked message's view:
-under load, discord.py's per-button objects for every hand panel sent and every click received were
-a fifth of the bot's CPU and most of its garbage-collector work.
+One `DynamicItem` class per kind of button: its custom_id names the game and the action, never the
+user, so every button still works after a restart and identity always comes from the click itself.
+A click goes to the handler of its kind (`SpadesBot.handlers`), which checks that the game belongs
+to the server the click came from before anything else. Views are built of dynamic items only, so
+discord.py keeps nothing per message sent.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
 import discord
+from discord import ui
 
-from bot.engine import Card, Phase, SeatView, card_label, display_sorted
+from bot.discord_ui import render
+from bot.engine import Card, HandLog, Phase, SeatView, card_label
 from bot.service import LiveGame
 
-LOBBY_ACTIONS = {"join": "Join", "leave": "Leave", "addbot": "Add bot", "start": "Start", "cancel": "Cancel"}
+GAME = r"(?P<game>[0-9a-f]{1,32})"
+ROW_WIDTH = 5  # buttons per action row
 RED_SUITS = (1, 2)  # diamonds, hearts
-ROW_WIDTH = 5  # Discord's limit of buttons per action row
-
-GAME_ID = re.compile(r"[0-9a-f]{1,32}")
-BUTTON_ACTIONS = {  # each kind of button and the actions its custom_id may carry
-    "lobby": re.compile("|".join(LOBBY_ACTIONS)),
-    "table": re.compile(r"hand|act"),
-    "bid": re.compile(r"\d{1,2}|blind"),
-    "card": re.compile(r"\d{1,2}"),
-    "reveal": re.compile(""),
-}
+TABLE_COLOUR = discord.Colour(0x2E7D4F)  # card-table green
+YOUR_TURN_COLOUR = discord.Colour(0xF0B232)
+SUMMARY_COLOUR = discord.Colour(0x4E5058)
+LOBBY_ACTIONS = {"join": "Join", "leave": "Leave", "addbot": "Add bot", "start": "Start", "cancel": "Cancel"}
+LOBBY_STYLES = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyle.primary,
+                "cancel": discord.ButtonStyle.danger}
 
 
-class Click(NamedTuple):
-    """What a button's custom_id says: the kind of button, its game, and its action (if any)."""
-
-    kind: str
-    game_id: str
-    action: str
+LOBBY_TEMPLATE = rf"spades:lobby:{GAME}:(?P<action>join|leave|addbot|start|cancel)"
 
 
-def parse_button(custom_id: str) -> Click | None:
-    """None for anything that isn't one of this bot's buttons (or is from a layout it no longer uses)."""
-    parts = custom_id.split(":")
-    if len(parts) not in (3, 4) or parts[0] != "spades":
-        return None
-    kind, game_id, action = parts[1], parts[2], parts[3] if len(parts) == 4 else ""
-    actions = BUTTON_ACTIONS.get(kind)
-    if actions is None or not GAME_ID.fullmatch(game_id) or not actions.fullmatch(action):
-        return None
-    return Click(kind, game_id, action)
+class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
+    def __init__(self, game_id: str, action: str) -> None:
+        super().__init__(ui.Button(label=LOBBY_ACTIONS[action], custom_id=f"spades:lobby:{game_id}:{action}",
+                                   style=LOBBY_STYLES.get(action, discord.ButtonStyle.secondary)))
+        self.game_id, self.action = game_id, action
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> LobbyButton:
+        return cls(match["game"], match["action"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.lobby(interaction, self.game_id, self.action)
 
 
-class Buttons(discord.ui.View):
-    """A row-wrapped list of button payloads, stopped at once so discord.py never stores it."""
+class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}:(?:hand|act)"):
+    """**My hand**: opens (or replaces) the clicker's private panel. `act` is an older layout's id."""
 
-    def __init__(self, buttons: Sequence[dict[str, Any]]) -> None:
-        super().__init__(timeout=None)
-        self.buttons = tuple(buttons)
-        self.stop()
+    def __init__(self, game_id: str, label: str = "My hand") -> None:
+        super().__init__(ui.Button(label=label, custom_id=f"spades:table:{game_id}:hand",
+                                   style=discord.ButtonStyle.primary, emoji="🃏"))
+        self.game_id = game_id
 
-    def to_components(self) -> list[dict[str, Any]]:
-        return [{"type": 1, "components": list(self.buttons[i:i + ROW_WIDTH])}
-                for i in range(0, len(self.buttons), ROW_WIDTH)]
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> HandButton:
+        return cls(match["game"])
 
-
-def _button(label: str, custom_id: str, style: discord.ButtonStyle = discord.ButtonStyle.secondary,
-            disabled: bool = False) -> dict[str, Any]:
-    return {"type": 2, "style": style.value, "label": label, "custom_id": custom_id, "disabled": disabled}
-
-
-def lobby_button(game_id: str, action: str) -> dict[str, Any]:
-    style = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyle.primary,
-             "cancel": discord.ButtonStyle.danger}.get(action, discord.ButtonStyle.secondary)
-    return _button(LOBBY_ACTIONS[action], f"spades:lobby:{game_id}:{action}", style)
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.open_panel(interaction, self.game_id)
 
 
-def table_button(game_id: str, action: str, label: str = "My hand") -> dict[str, Any]:
-    style = discord.ButtonStyle.primary if action == "act" else discord.ButtonStyle.secondary
-    return _button(label, f"spades:table:{game_id}:{action}", style)
+class BidButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"):
+    def __init__(self, game_id: str, bid: str, enabled: bool = True) -> None:
+        label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
+        style = discord.ButtonStyle.danger if bid == "blind" else discord.ButtonStyle.primary
+        super().__init__(ui.Button(label=label, custom_id=f"spades:bid:{game_id}:{bid}", style=style,
+                                   disabled=not enabled))
+        self.game_id, self.bid = game_id, bid
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> BidButton:
+        return cls(match["game"], match["bid"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        text = "blind nil" if self.bid == "blind" else self.bid
+        await interaction.client.handlers.panel_action(interaction, self.game_id, "bid", text)
 
 
-def bid_button(game_id: str, bid: str) -> dict[str, Any]:
-    label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
-    style = discord.ButtonStyle.danger if bid == "blind" else discord.ButtonStyle.secondary
-    return _button(label, f"spades:bid:{game_id}:{bid}", style)
+class CardButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"):
+    def __init__(self, game_id: str, card: Card, enabled: bool = True) -> None:
+        red = card < 52 and card // 13 in RED_SUITS
+        style = discord.ButtonStyle.danger if red else discord.ButtonStyle.secondary
+        super().__init__(ui.Button(label=card_label(card), custom_id=f"spades:card:{game_id}:{card}", style=style,
+                                   disabled=not enabled))
+        self.game_id, self.card = game_id, card
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> CardButton:
+        return cls(match["game"], int(match["card"]))
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.panel_action(interaction, self.game_id, "play", self.card)
 
 
-def card_button(game_id: str, card: Card, enabled: bool = True) -> dict[str, Any]:
-    red = card < 52 and card // 13 in RED_SUITS
-    style = discord.ButtonStyle.danger if red else discord.ButtonStyle.secondary
-    return _button(card_label(card), f"spades:card:{game_id}:{card}", style, disabled=not enabled)
+class RevealButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:reveal:{GAME}"):
+    """Gives up blind nil: show my cards."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Show my cards", custom_id=f"spades:reveal:{game_id}",
+                                   style=discord.ButtonStyle.secondary))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> RevealButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.panel_action(interaction, self.game_id, "reveal", None)
 
 
-def reveal_button(game_id: str) -> dict[str, Any]:
-    return _button("Show my cards", f"spades:reveal:{game_id}", discord.ButtonStyle.primary)
+class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{GAME}"):
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Rematch", custom_id=f"spades:rematch:{game_id}",
+                                   style=discord.ButtonStyle.success, emoji="🔁"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> RematchButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.rematch(interaction, self.game_id)
 
 
-def lobby_view(live: LiveGame) -> Buttons | None:
+BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton)
+
+
+def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:
+    view = ui.View(timeout=None)
+    for item in items:
+        view.add_item(item)
+    return view
+
+
+def _rows(items: Sequence[ui.Item[Any]]) -> list[ui.ActionRow[Any]]:
+    return [ui.ActionRow(*items[i:i + ROW_WIDTH]) for i in range(0, len(items), ROW_WIDTH)]
+
+
+def lobby_view(live: LiveGame) -> ui.View | None:
     if live.status != "lobby":
         return None
-    return Buttons([lobby_button(live.game_id, action) for action in LOBBY_ACTIONS])
+    return _buttons([LobbyButton(live.game_id, action) for action in LOBBY_ACTIONS])
 
 
-def table_view(live: LiveGame) -> Buttons | None:
+def hand_button_view(game_id: str) -> ui.View:
+    """A lone **My hand** button, for the turn mention."""
+    return _buttons([HandButton(game_id)])
+
+
+def rematch_view(game_id: str) -> ui.View:
+    return _buttons([RematchButton(game_id)])
+
+
+def table_view(live: LiveGame) -> ui.LayoutView:
+    """The table: seats, scores, the trick with who played what, whose turn; My hand while it runs."""
     game = live.game
-    if game is None or game.is_over or not live.active:
-        return None
-    buttons = [table_button(live.game_id, "hand")]
-    if game.turn is not None:
-        buttons.append(table_button(live.game_id, "act", "Bid" if game.phase is Phase.BIDDING else "Play"))
-    return Buttons(buttons)
+    assert game is not None
+    container: ui.Container[Any] = ui.Container(accent_colour=TABLE_COLOUR)
+    container.add_item(ui.TextDisplay(render.table_header(live)))
+    container.add_item(ui.TextDisplay(render.table_seats(live)))
+    container.add_item(ui.Separator())
+    container.add_item(ui.TextDisplay(render.table_play(live)))
+    if live.status == "playing" and not game.is_over:
+        container.add_item(ui.ActionRow(HandButton(live.game_id)))
+    container.add_item(ui.TextDisplay(render.table_footer(live)))
+    view = ui.LayoutView(timeout=None)
+    view.add_item(container)
+    return view
 
 
-def hidden_view(game_id: str) -> Buttons:
-    """Blind nil or Show my cards. Cards are hidden only from a seat that may bid blind nil, so the
-    button is there even before its turn: the hand's direct message is sent once, at the deal."""
-    return Buttons([bid_button(game_id, "blind"), reveal_button(game_id)])
+def summary_view(live: LiveGame, hand: HandLog) -> ui.LayoutView:
+    """A finished hand: what each bid and won, the points, bags and distance to go, its last trick."""
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.Container(ui.TextDisplay(render.hand_summary(live, hand)), accent_colour=SUMMARY_COLOUR))
+    return view
 
 
-def bid_view(game_id: str, view: SeatView) -> Buttons:
-    """Exactly the legal bids (at most 19, plus blind nil: within 25 buttons)."""
-    buttons = [bid_button(game_id, "blind")] if view.can_blind_nil else []
-    buttons += [bid_button(game_id, str(bid)) for bid in view.legal_bids]
-    return Buttons(buttons)
+def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -> ui.LayoutView:
+    """A player's private panel: their cards by suit (a row per suit, wrapped at five), the trick
+    so far, and on their turn exactly the legal cards, or the bids, enabled for one click."""
+    my_turn = seat_view.my_turn and live.status == "playing"
+    container: ui.Container[Any] = ui.Container(accent_colour=YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR)
+    container.add_item(ui.TextDisplay(f"{render.panel_title(live, seat_view)}\n{render.panel_status(live, seat_view)}"))
+    if notice:
+        container.add_item(ui.TextDisplay(f"⚠️ {notice}"))
+    game_id = live.game_id
+    if seat_view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
+        container.add_item(ui.ActionRow(BidButton(game_id, "blind"), RevealButton(game_id)))
+    elif seat_view.phase is Phase.BIDDING:
+        container.add_item(ui.TextDisplay(render.hand_text(seat_view.hand, "\n")))
+        if my_turn:
+            bids = [BidButton(game_id, "blind")] if seat_view.can_blind_nil else []
+            bids += [BidButton(game_id, str(bid)) for bid in seat_view.legal_bids]
+            for row in _rows(bids):
+                container.add_item(row)
+    elif seat_view.hand:
+        legal = set(seat_view.legal_cards) if my_turn else set()
+        for _, cards in render.suit_groups(seat_view.hand):
+            for row in _rows([CardButton(game_id, card, card in legal) for card in cards]):
+                container.add_item(row)
+    container.add_item(ui.TextDisplay(render.panel_details(live, seat_view)))
+    view = ui.LayoutView(timeout=None)
+    view.add_item(container)
+    return view
 
 
-def hand_view(game_id: str, view: SeatView) -> Buttons | None:
-    """The seat's cards as buttons (at most 18, four rows), only legal ones enabled, on its turn."""
-    if view.cards_hidden:
-        return hidden_view(game_id)
-    if not view.hand:
-        return None
-    legal = set(view.legal_cards)
-    buttons = [card_button(game_id, c, c in legal) for c in display_sorted(view.hand)]
-    if view.my_turn and view.phase is Phase.BIDDING:
-        buttons.append(table_button(game_id, "act", "Bid"))
-    return Buttons(buttons)
-
-
-def dm_view(game_id: str, view: SeatView) -> Buttons | None:
-    """The hand's direct message is sent once, at the deal, and never updated, so it carries only
-    buttons that stay meaningful: the blind nil choice, or Bid for the first bidder."""
-    if view.cards_hidden:
-        return hidden_view(game_id)
-    if view.my_turn and view.phase is Phase.BIDDING:
-        return Buttons([table_button(game_id, "act", "Bid")])
-    return None
+def closed_panel_view(text: str) -> ui.LayoutView:
+    """A panel for a game that isn't running any more: no buttons left to press."""
+    view = ui.LayoutView(timeout=None)
+    view.add_item(ui.Container(ui.TextDisplay(text), accent_colour=TABLE_COLOUR))
+    return view

@@ -45,7 +45,10 @@ class TrickWon:
 
 @dataclass(frozen=True, slots=True)
 class HandScored:
+    """A hand ended. `table_message_id`: the table message that showed it, which becomes its summary."""
+
     hand: HandLog
+    table_message_id: int | None = None
     post_id: int | None = None
 
 

@@ -113,7 +113,7 @@ def _saved(deadline: Deadline | None) -> Deadline | None:
 def _post(change: Change) -> Post | None:
     """What a change owes Discord if the process dies before it is published."""
     if isinstance(change, HandScored):
-        return Post("hand_scored", {"hand": change.hand.number})
+        return Post("hand_scored", {"hand": change.hand.number, "table": change.table_message_id})
     if isinstance(change, HandDealt):
         return Post("hand_dealt", {"hand": change.hand_number})
     if isinstance(change, GameCancelled):
@@ -263,7 +263,8 @@ class GameService:
         game = live.game
         number = int(post.payload.get("hand", 0))
         if post.kind == "hand_scored" and game is not None and 0 < number <= len(game.hand_logs):
-            return HandScored(game.hand_logs[number - 1], post.post_id)
+            table = post.payload.get("table")
+            return HandScored(game.hand_logs[number - 1], int(table) if table else None, post.post_id)
         if post.kind == "hand_dealt" and game is not None:
             return HandDealt(number, self._hidden_seats(game) if game.hand_number == number else (), post.post_id)
         if post.kind == "game_over" and game is not None and game.ended is not Ending.CANCELLED:
@@ -635,7 +636,7 @@ class GameService:
         hand = game.hand_logs[hand_index]
         changes.extend(TrickWon(t) for t in hand.tricks[tricks_before:])
         if hand.result is not None:
-            changes.append(HandScored(hand))
+            changes.append(HandScored(hand, live.table_message_id))
             if not game.is_over and self.hand_pause <= 0:
                 self._deal(live, changes)
         saved = await self._save_action(live, before, changes)
@@ -919,9 +920,13 @@ class GameService:
         await self.store.set_lobby_message(live.game_id, message_id)
         live.lobby_message_id = message_id
 
-    async def set_table_message(self, live: LiveGame, message_id: int) -> None:
-        await self.store.set_table_message(live.game_id, message_id)
+    async def set_table_message(self, live: LiveGame, message_id: int | None) -> None:
+        """Which message shows the table (a restart edits it again); only cosmetic if not saved."""
         live.table_message_id = message_id
+        try:
+            await self.store.set_table_message(live.game_id, message_id)
+        except StoreError:
+            log.warning("game %s: the table message id wasn't saved", live.game_id, exc_info=True)
 
     async def _set_seats(self, live: LiveGame, seats: list[Seat]) -> None:
         with _saving("nothing changed"):

@@ -1,27 +1,34 @@
-"""What the bot posts in channels: complete, within Discord's limits, and never a hidden card."""
+"""What the bot shows: complete, within Discord's limits, and never a card someone else holds."""
 
 from __future__ import annotations
 
 import random
 import re
+from typing import Any
 
 import pytest
+from discord import ui
 
-from bot.discord_ui.render import (
-    game_over_text,
-    hand_summary,
-    hand_text,
-    lobby_text,
-    private_hand_text,
-    scoreboard_text,
-    table_text,
+from bot.discord_ui import render
+from bot.discord_ui.views import (
+    BUTTON_KINDS,
+    BidButton,
+    CardButton,
+    HandButton,
+    LobbyButton,
+    RematchButton,
+    RevealButton,
+    lobby_view,
+    panel_view,
+    summary_view,
+    table_view,
 )
-from bot.discord_ui.views import Click, bid_view, hand_view, parse_button
 from bot.engine import Game, Mode, Phase, Rules, card_label, mask_of, parse_card, seat_view
-from bot.service import LiveGame
-from bot.store import FinishOutcome, Seat
+from bot.service import FinishOutcome, LiveGame, RatingChange
+from bot.store import Seat
 
 LABEL = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Big🃏|Little🃏")
+MAX_V2_COMPONENTS, MAX_V2_TEXT, MAX_CONTENT = 40, 4000, 2000
 
 
 def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
@@ -32,137 +39,213 @@ def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
     return live
 
 
-def _held_labels(game: Game) -> set[str]:
-    return {card_label(c) for s in range(game.seats) for c in game.hand_of(s)}
+def _walk(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    found = []
+    for component in components:
+        found.append(component)
+        inner = component.get("components")
+        if isinstance(inner, list):
+            found.extend(_walk(inner))
+        accessory = component.get("accessory")
+        if isinstance(accessory, dict):
+            found.extend(_walk([accessory]))
+    return found
 
 
-def test_channel_texts_never_show_a_card_still_in_a_hand() -> None:
-    for mode in Mode:
-        rules = Rules(target=100, mercy=100, jokers=mode is Mode.CUTTHROAT)
-        live = _live(mode, rules, seed=5)
-        game = live.game
-        assert game is not None
-        rng = random.Random(1)
-        while not game.is_over:
-            if game.phase is Phase.DEALING:
-                game.deal()
-            seat = game.turn
-            assert seat is not None
-            if game.phase is Phase.BIDDING:
-                if game.cards_hidden(seat):
-                    game.reveal(seat)
-                game.bid(seat, rng.choice(game.legal_bids(seat)))
-            else:
-                game.play(seat, rng.choice(game.legal_cards(seat)))
-            text = table_text(live)
-            assert len(text) <= 2000
-            assert not set(LABEL.findall(text)) & _held_labels(game), text
-            for log in game.hand_logs:
-                if log.result is not None:
-                    assert not LABEL.findall(hand_summary(live, log))
-        assert len(scoreboard_text(live)) <= 2000
-        outcome = FinishOutcome(live.game_id, (), False)
-        assert "🏆" in game_over_text(live, outcome)
+def _layout(view: ui.LayoutView | ui.View) -> tuple[list[dict[str, Any]], str]:
+    """The view's components, and every text in it (labels included)."""
+    components = _walk(view.to_components())
+    texts = [str(c.get("content", "")) + " " + str(c.get("label", "")) for c in components]
+    return components, "\n".join(texts)
 
 
-def test_the_table_shows_seats_bids_scores_turn_and_spades() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(target=300, nil=False), seed=3)
-    game = live.game
-    assert game is not None
-    game.deal()
+def _within_limits(view: ui.LayoutView) -> None:
+    components, _ = _layout(view)
+    assert len(components) <= MAX_V2_COMPONENTS, len(components)
+    assert sum(len(str(c.get("content", ""))) for c in components if c.get("type") == 10) <= MAX_V2_TEXT
+    for row in (c for c in components if c.get("type") == 1):
+        assert len(row["components"]) <= 5
+    for button in (c for c in components if c.get("type") == 2):
+        assert len(button["custom_id"]) <= 100 and len(button["label"]) <= 80
+
+
+def _held_by_others(game: Game, seat: int | None) -> set[str]:
+    return {card_label(c) for s in range(game.seats) if s != seat for c in game.hand_of(s)} | {
+        card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())}
+
+
+def _random_move(game: Game, rng: random.Random) -> None:
     seat = game.turn
     assert seat is not None
-    game.bid(seat, 4)
-    text = table_text(live)
-    for name in ("alice", "bob", "carol"):
-        assert name in text
-    assert "to 300" in text and "bid 4" in text and "nil=off" in text
-    assert f"Turn: **{live.seats[game.turn or 0].name}** to bid" in text
-    assert "Spades: not broken yet" in text
+    if game.phase is Phase.BIDDING:
+        if game.cards_hidden(seat):
+            game.reveal(seat)
+        game.bid(seat, rng.choice(game.legal_bids(seat)))
+    else:
+        game.play(seat, rng.choice(game.legal_cards(seat)))
 
 
-def _cards_in(hand_line: str) -> list[int]:
-    """Read back ``♠ A K · ♥ 10`` the way a player reads it."""
-    cards = []
-    for group in hand_line.split(" · "):
-        symbol, *ranks = group.split()
-        cards += [parse_card(r if r.endswith("🃏") else r + symbol) for r in ranks]
-    return cards
+@pytest.mark.parametrize("mode", list(Mode))
+def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> None:
+    rules = Rules(target=100, mercy=100, jokers=mode is Mode.CUTTHROAT, blind_nil_deficit=0)
+    live = _live(mode, rules, seed=5)
+    game = live.game
+    assert game is not None
+    rng = random.Random(1)
+    outcome = FinishOutcome(live.game_id, (), False)
+    while not game.is_over:
+        if game.phase is Phase.DEALING:
+            game.deal()
+        public = _held_by_others(game, None)
+        _, table = _layout(table_view(live))
+        assert not set(LABEL.findall(table)) & public, table
+        assert len(render.scoreboard_text(live)) <= MAX_CONTENT
+        if game.turn is not None:
+            assert not set(LABEL.findall(render.ping_text(live, game.turn))) & public
+        for seat in range(game.seats):
+            mine = seat_view(game, seat)
+            private = _layout(panel_view(live, mine))[1] + render.dm_text(live, mine, "https://example.invalid/t")
+            shown = set(LABEL.findall(private))
+            assert not shown & _held_by_others(game, seat), private
+            if game.cards_hidden(seat):
+                assert not shown & {card_label(c) for c in game.hand_of(seat)}, private
+        _random_move(game, rng)
+        for hand in game.hand_logs:
+            if hand.result is not None and hand is game.hand_logs[-1]:
+                summary = _layout(summary_view(live, hand))[1]
+                assert not set(LABEL.findall(summary)) & _held_by_others(game, None)
+    over = render.game_over_text(live, outcome)
+    assert over.startswith("## 🏆") and len(over) <= MAX_CONTENT
 
 
-def test_private_hand_and_buttons_follow_discord_limits() -> None:
+def test_a_panel_of_eighteen_cards_with_jokers_and_nineteen_bids_fits_discord() -> None:
     live = _live(Mode.CUTTHROAT, Rules(jokers=True), seed=9)
     game = live.game
     assert game is not None
     game.deal()
     seat = game.turn
     assert seat is not None
-    view = seat_view(game, seat)
-    buttons = bid_view(live.game_id, view).buttons
-    assert len(buttons) == 19 and len({b["custom_id"] for b in buttons}) == 19
-    hand = hand_view(live.game_id, view)
-    assert hand is not None and len(hand.buttons) == 19  # 18 cards and a Bid button
-    rows = hand.to_components()
-    assert len(rows) == 4 and all(len(row["components"]) <= 5 for row in rows)
-    for button in hand.buttons:
-        assert len(button["custom_id"]) <= 100 and parse_button(button["custom_id"]) is not None
-    enabled = [parse_button(b["custom_id"]) for b in hand.buttons if not b["disabled"]]
-    assert {int(c.action) for c in enabled if c is not None and c.kind == "card"} == set(view.legal_cards)
-    shown = private_hand_text(live, view).splitlines()[1]
-    assert mask_of(_cards_in(shown)) == game.hand_mask(seat)
+    bidding = panel_view(live, seat_view(game, seat))
+    _within_limits(bidding)
+    components, text = _layout(bidding)
+    bids = [c for c in components if c.get("type") == 2 and c["custom_id"].startswith("spades:bid:")]
+    assert len(bids) == 19 and not [c for c in components if c.get("custom_id", "").startswith("spades:card:")]
+    assert mask_of(_cards_in(text)) == game.hand_mask(seat)  # the cards as text while bidding
+    for _ in range(3):
+        game.bid(game.turn or 0, 2)
+    playing = panel_view(live, seat_view(game, game.turn or 0))
+    _within_limits(playing)
+    cards = [c for c in _layout(playing)[0] if c.get("custom_id", "").startswith("spades:card:")]
+    assert len(cards) == 18
+    enabled = {int(c["custom_id"].rsplit(":", 1)[1]) for c in cards if not c.get("disabled")}
+    assert enabled == set(game.legal_cards(game.turn or 0))
+    rows = [c for c in _layout(playing)[0] if c.get("type") == 1]
+    suits = [{parse_card(b["label"]) // 13 if not b["label"].endswith("🃏") else 3 for b in row["components"]}
+             for row in rows]
+    assert all(len(s) == 1 for s in suits)  # a row never mixes suits
 
 
-def test_hidden_cards_are_not_in_the_private_text_either() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(), seed=2)
+def _cards_in(text: str) -> list[int]:
+    """Read back a hand shown as lines of ``♠ A K 4`` the way a player reads them."""
+    cards = []
+    for line in text.splitlines():
+        if line[:1] in "♠♥♦♣":
+            symbol, *ranks = line.split()
+            cards += [parse_card(r if r.endswith("🃏") else r + symbol) for r in ranks]
+    return cards
+
+
+def test_a_hidden_seat_sees_only_the_blind_nil_choice() -> None:
+    live = _live(Mode.CUTTHROAT, Rules(blind_nil_deficit=0), seed=2)
     game = live.game
     assert game is not None
     game.deal()
-    view = seat_view(game, 0)._replace(hand=(), cards_hidden=True, can_blind_nil=True)
-    text = private_hand_text(live, view)
-    assert "Blind nil" in text and not LABEL.findall(text)
-    buttons = hand_view(live.game_id, view)
-    assert buttons is not None
-    assert [b["label"] for b in buttons.buttons] == ["Blind nil", "Show my cards"]
+    view = seat_view(game, 0)
+    assert view.cards_hidden
+    components, text = _layout(panel_view(live, view))
+    assert [c["label"] for c in components if c.get("type") == 2] == ["Blind nil", "Show my cards"]
+    assert not LABEL.findall(text) and "blind nil" in text
+
+
+def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_footer() -> None:
+    live = _live(Mode.CUTTHROAT, Rules(target=300, nil=False), seed=3)
+    game = live.game
+    assert game is not None
+    game.deal()
+    for _ in range(3):
+        game.bid(game.turn or 0, 4)
+    for _ in range(4):
+        game.play(game.turn or 0, game.legal_cards(game.turn or 0)[0])
+    _within_limits(table_view(live))
+    components, text = _layout(table_view(live))
+    for name in ("alice", "bob", "carol"):
+        assert f"**{name}**" in text
+    last = game.hand_logs[-1].tricks[-1]
+    assert render.last_trick_text(live, last) in text
+    assert f"▶ **{live.seats[game.turn or 0].name}** to play" in text and "to 300" in text
+    assert "-# game abc123 · nil=off" in text and "Trick 2:" in text
+    assert [c["custom_id"] for c in components if c.get("type") == 2] == ["spades:table:abc123:hand"]
+
+
+def test_every_button_is_read_back_from_its_custom_id_alone() -> None:
+    buttons = [LobbyButton("ab12", "addbot"), HandButton("ab12"), BidButton("ab12", "blind"), BidButton("ab12", "7"),
+               CardButton("ab12", 51), RevealButton("ab12"), RematchButton("ab12")]
+    assert {type(b) for b in buttons} == set(BUTTON_KINDS)
+    for button in buttons:
+        match = type(button).__discord_ui_compiled_template__.fullmatch(button.custom_id)
+        assert match is not None and match["game"] == "ab12"
+    assert CardButton.__discord_ui_compiled_template__.fullmatch("spades:card:ab12:AS") is None
+    assert LobbyButton.__discord_ui_compiled_template__.fullmatch("spades:lobby:ab12:kick") is None
+    assert HandButton.__discord_ui_compiled_template__.fullmatch("spades:table:ab12:act")  # an older table's button
 
 
 def test_lobby_and_hand_text() -> None:
     live = _live(Mode.SOLO, Rules(), seed=1)
     live.status = "lobby"
     live.seats = live.seats[:2]
-    assert "Waiting for players" in lobby_text(live) and "alice (host)" in lobby_text(live)
-    assert hand_text([parse_card(c) for c in ("AS", "2S", "10H", "3C", "KD")]) == "♠ A 2 · ♥ 10 · ♣ 3 · ♦ K"
+    text = render.lobby_text(live)
+    assert "Waiting for players" in text and "alice (host)" in text and "abc123" not in text
+    assert lobby_view(live) is not None
+    assert render.hand_text([parse_card(c) for c in ("AS", "2S", "10H", "3C", "KD")]) == "♠ A 2 · ♥ 10 · ♣ 3 · ♦ K"
 
 
-def test_the_hand_dm_only_carries_buttons_that_stay_meaningful() -> None:
-    from bot.discord_ui.views import dm_view
+def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> None:
+    cutthroat = render.rules_text(Mode.CUTTHROAT, Rules(), "Rules")
+    partners = render.rules_text(Mode.PARTNERS, Rules(), "Rules")
+    assert "`jokers`" in cutthroat and "`nil_tricks_help_partner`" not in cutthroat
+    assert "`nil_tricks_help_partner`" in partners and "`jokers`" not in partners and "`leftover`" not in partners
+    for text in (cutthroat, partners):
+        assert "+10 a trick bid" in text and "bag" in text and len(text) <= MAX_CONTENT
+    assert len(render.HELP_TEXT) <= MAX_CONTENT and "My hand" in render.HELP_TEXT
 
-    live = _live(Mode.CUTTHROAT, Rules(), seed=4)
+
+def test_new_players_ratings_are_provisional_not_a_bare_number() -> None:
+    first = RatingChange(0, "1", "alice", None, -2.8, None, 3, games=1)
+    settled = RatingChange(0, "1", "alice", 11.2, 12.5, 4, 2, games=9)
+    assert render.rating_change_text(first) == "rating provisional (1 of 5 games)"
+    assert render.rating_change_text(settled) == "rating 12.5 (+1.3) · #2, was #4"
+
+
+def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
+    live = _live(Mode.CUTTHROAT, Rules(bag_limit=2, bag_penalty=50), seed=6)
     game = live.game
     assert game is not None
-    game.deal()
-    first = game.turn
-    assert first is not None
-    bidder = dm_view(live.game_id, seat_view(game, first))
-    assert bidder is not None and [b["label"] for b in bidder.buttons] == ["Bid"]
-    assert dm_view(live.game_id, seat_view(game, (first + 1) % 3)) is None
-    hidden = seat_view(game, first)._replace(hand=(), cards_hidden=True, can_blind_nil=False)
-    hidden_buttons = dm_view(live.game_id, hidden)
-    assert hidden_buttons is not None
-    assert [b["label"] for b in hidden_buttons.buttons] == ["Blind nil", "Show my cards"]
-
-
-@pytest.mark.parametrize(("custom_id", "click"), [
-    ("spades:card:0a1b:51", Click("card", "0a1b", "51")),
-    ("spades:bid:0a1b:blind", Click("bid", "0a1b", "blind")),
-    ("spades:lobby:ff:addbot", Click("lobby", "ff", "addbot")),
-    ("spades:table:ff:act", Click("table", "ff", "act")),
-    ("spades:reveal:ff", Click("reveal", "ff", "")),
-    ("spades:reveal:ff:x", None),
-    ("spades:card:ff:AS", None),
-    ("spades:lobby:ff:kick", None),
-    ("spades:card:NOTHEX:1", None),
-    ("other:card:ff:1", None),
-    ("spades:card:ff", None),
-])
-def test_a_click_is_read_from_its_custom_id_alone(custom_id: str, click: Click | None) -> None:
-    assert parse_button(custom_id) == click
+    rng = random.Random(3)
+    penalised: list[int] = []
+    while not penalised:
+        if game.phase is Phase.DEALING:
+            game.deal()
+        _random_move(game, rng)
+        hand = game.hand_logs[-1]
+        if hand.result is not None and game.phase is not Phase.PLAYING:
+            before = game.hand_logs[-2].result.bags if len(game.hand_logs) > 1 else (0, 0, 0)  # type: ignore[union-attr]
+            penalised = [s for s in range(3) if before[s] + hand.result.new_bags[s] >= 2]
+            penalties = [(before[s] + hand.result.new_bags[s] - hand.result.bags[s]) // 2 for s in range(3)]
+    text = render.hand_summary(live, hand)
+    lines = {name: next(line for line in text.splitlines() if line.startswith(f"**{name}**"))
+             for name in ("alice", "bob", "carol")}
+    for seat, name in enumerate(("alice", "bob", "carol")):
+        said = f"(−{50 * penalties[seat]} for {2 * penalties[seat]} bags)"
+        assert (said in lines[name]) == (seat in penalised) and ("bags)" in lines[name]) == (seat in penalised)
+    assert f"### Hand {hand.number} scored" in text and "Last trick:" in text
+    assert "-# ⚠️ 2 bags cost 50 points." in text  # the limit is always near with 2

@@ -1,9 +1,9 @@
 """Helpers for end-to-end tests of the bot as it ships (`python -m bot`) against the fake Discord.
 
-`Spades` is one server with the bot running; `Table` is one channel's game seen by its players:
-it finds whose turn it is the way a player does (`/spades hand`, or the table message), acts in
-one of the ways a player can (command, table button, hand panel, direct-message button), and
-remembers every move the bot acknowledged so tests can compare it with the exported record.
+`Spades` is one server with the bot running; `Table` is one channel's game seen by its players: each
+player keeps one private panel open (from **My hand** on the table), learns from it that it's their
+turn, and acts with one click on it, or with `/spades bid` and `/spades play`. Every move the bot
+acknowledged is remembered, so tests can compare it with the exported record.
 """
 
 from __future__ import annotations
@@ -27,14 +27,17 @@ SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_WORDS = {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
               "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-TURN_LINE = re.compile(r"^Turn: \*\*(?P<name>.+)\*\* to (?P<what>bid|play)$", re.MULTILINE)
-GAME_ID = re.compile(r"game `(?P<id>[0-9a-f]+)`")
-HAND_NUMBER = re.compile(r"`, hand (\d+)")
+TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|play)", re.MULTILINE)
+SEAT_LINE = re.compile(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", re.MULTILINE)
+HAND_NUMBER = re.compile(r"hand (\d+)")
 NO_GAME = "There's no game in this channel"
+# Fast tables for tests: no pause between hands, panels and tables refreshed 20 times a second, and
+# seeded deals so a test plays the same cards every run.
+TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
-Phase = Literal["bid", "play"]
-Style = Literal["command", "table", "panel", "dm"]
-ROTATION: tuple[Style, ...] = ("command", "table", "panel")
+Phase = Literal["bid", "play", "hidden"]
+Style = Literal["command", "panel"]
+ROTATION: tuple[Style, ...] = ("panel", "command", "panel")
 
 
 def card_code(label: str) -> str:
@@ -49,14 +52,18 @@ def card_texts(code: str) -> list[str]:
     return [code, code.lower(), rank + symbol, f"{RANK_WORDS[rank]} of {SUIT_WORDS[suit]}"]
 
 
+def name_of(user: FakeUser) -> str:
+    return user.global_name or user.username
+
+
 @dataclass(frozen=True)
 class Move:
     """An action the bot acknowledged, in record terms."""
 
     seat: int
-    kind: Phase
+    kind: Literal["bid", "play"]
     value: str  # a bid as typed ("nil", "4", "blind nil"), or a card code ("10H")
-    how: str = ""  # the way the player acted: command, table, panel or dm
+    how: str = ""  # the way the player acted: command or panel
 
     def key(self) -> tuple[Any, ...]:
         if self.kind == "play":
@@ -77,7 +84,7 @@ def record_moves(record: dict[str, Any]) -> list[tuple[Any, ...]]:
 
 @dataclass
 class Turn:
-    """Whose turn it is, with the ephemeral hand panel that player is looking at."""
+    """Whose turn it is, with that player's panel."""
 
     user: FakeUser
     phase: Phase
@@ -94,6 +101,7 @@ class Spades:
         self.bot: BotProcess | None = None
         self.owner = fake.create_user("Owner")
         self.guild: FakeGuild = fake.create_guild("Spades Club", self.owner)
+        self.clicks = 0
 
     def member(self, name: str) -> FakeUser:
         user = self.fake.create_user(name)
@@ -104,7 +112,7 @@ class Spades:
         return self.fake.create_channel(self.guild, name)
 
     async def start_bot(self, extra_env: dict[str, str] | None = None) -> BotProcess:
-        self.bot = await self.runner(db_path=self.db_path, extra_env=extra_env)
+        self.bot = await self.runner(db_path=self.db_path, extra_env={**TEST_ENV, **(extra_env or {})})
         return self.bot
 
     # ----------------------------------------------------------------- what members do
@@ -114,6 +122,7 @@ class Spades:
         return await self._answer(inter)
 
     async def click(self, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeMessage:
+        self.clicks += 1
         inter = await self.fake.click_button(user, message, custom_id)
         return await self._answer(inter)
 
@@ -153,8 +162,14 @@ def refused(message: FakeMessage, *phrases: str) -> None:
     """An ephemeral refusal in plain words that contains each of `phrases`."""
     assert message.ephemeral, f"a refusal must be ephemeral: {message}"
     for phrase in phrases:
-        assert phrase in message.content, f"{phrase!r} not in {message.content!r}"
-    assert "Something went wrong" not in message.content, message.content
+        assert phrase in message.text, f"{phrase!r} not in {message.text!r}"
+    assert "Something went wrong" not in message.text, message.text
+
+
+def game_id_of(lobby: FakeMessage) -> str:
+    ids = [c for c in lobby.custom_ids() if c.startswith("spades:lobby:")]
+    assert ids, f"not a lobby: {lobby}"
+    return ids[0].split(":")[2]
 
 
 @dataclass
@@ -168,8 +183,10 @@ class Table:
     lobby: FakeMessage | None = None
     seat_names: list[str] = field(default_factory=list)
     moves: list[Move] = field(default_factory=list)
+    panels: dict[int, FakeMessage] = field(default_factory=dict)
     style_counter: int = 0
     bid_policy: Callable[[Table, FakeUser, list[str]], str] | None = None
+    blind_nil: Callable[[Table, FakeUser], bool] = lambda table, user: False
 
     @property
     def fake(self) -> FakeDiscord:
@@ -178,20 +195,17 @@ class Table:
     # ----------------------------------------------------------------- lobby
     async def open(self, host: FakeUser, **options: Any) -> FakeMessage:
         lobby = await self.spades.command(host, self.channel, "new", **options)
-        assert not lobby.ephemeral and "lobby" in lobby.content
-        found = GAME_ID.search(lobby.content)
-        assert found, lobby.content
-        self.game_id = found["id"]
+        assert not lobby.ephemeral and "new game" in lobby.text
+        self.game_id = game_id_of(lobby)
         self.lobby = lobby
         return lobby
 
     def seat_of(self, user: FakeUser) -> int:
-        return self.seat_names.index(user.global_name or user.username)
+        return self.seat_names.index(name_of(user))
 
     def read_seats(self) -> None:
         """Seat names in order, from the table message (bots included)."""
-        text = self.table_message().content
-        self.seat_names = re.findall(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", text, re.MULTILINE)
+        self.seat_names = SEAT_LINE.findall(self.table_message().text)
 
     # ----------------------------------------------------------------- what players see
     def table_message(self) -> FakeMessage:
@@ -202,7 +216,7 @@ class Table:
     def find_table(self) -> FakeMessage | None:
         for message in reversed(list(self.channel.messages.values())):
             if (not message.deleted and not message.ephemeral and message.author.id == self.fake.bot_user.id
-                    and " Spades** · to " in message.content and f"game `{self.game_id}`" in message.content):
+                    and f"-# game {self.game_id}" in message.text):
                 return message
         return None
 
@@ -214,22 +228,36 @@ class Table:
 
         return await self.fake.wait_until(check, timeout, what, lambda: f"table: {self.find_table()}")
 
-    async def table_changed(self, before: str) -> FakeMessage:
-        return await self.wait_table(lambda m: m.content != before, "the table to change")
-
-    async def hand(self, user: FakeUser) -> FakeMessage:
-        """`/spades hand`; a player offered blind nil first chooses **Show my cards**."""
-        panel = await self.spades.command(user, self.channel, "hand")
-        reveal = f"spades:reveal:{self.game_id}"
-        if panel.find_component(reveal) is not None:
-            panel = await self.spades.click(user, panel, reveal)
+    async def open_panel(self, user: FakeUser) -> FakeMessage:
+        """**My hand** on the table: the player's private panel, kept current by the bot."""
+        table = await self.wait_table(lambda m: m.find_component(self.hand_button) is not None, "My hand")
+        panel = await self.spades.click(user, table, self.hand_button)
+        assert panel.ephemeral and panel.visible_to is user, panel
+        self.panels[user.id] = panel
         return panel
 
-    @staticmethod
-    def phase_in(panel: FakeMessage) -> Phase | None:
-        if "It's your turn to bid." in panel.content:
+    async def reopen_panels(self) -> None:
+        """After a restart the bot no longer keeps the old panels current: press My hand again."""
+        for user in self.players:
+            await self.open_panel(user)
+
+    @property
+    def hand_button(self) -> str:
+        return f"spades:table:{self.game_id}:hand"
+
+    async def panel(self, user: FakeUser) -> FakeMessage:
+        panel = self.panels.get(user.id)
+        if panel is None or panel.deleted:
+            panel = await self.open_panel(user)
+        return panel
+
+    def phase_in(self, panel: FakeMessage) -> Phase | None:
+        text = panel.text
+        if panel.find_component(f"spades:reveal:{self.game_id}") is not None:
+            return "hidden"
+        if "**Your turn to bid.**" in text:
             return "bid"
-        if "It's your turn to play" in panel.content:
+        if "**Your turn:**" in text or "**Your lead.**" in text:
             return "play"
         return None
 
@@ -238,37 +266,50 @@ class Table:
         return [card_code(b["label"]) for b in message.buttons()
                 if b.get("custom_id", "").startswith(prefix) and not b.get("disabled")]
 
+    def held_cards(self, message: FakeMessage) -> list[str]:
+        prefix = f"spades:card:{self.game_id}:"
+        return [card_code(b["label"]) for b in message.buttons() if b.get("custom_id", "").startswith(prefix)]
+
     def card_id(self, message: FakeMessage, code: str) -> str:
         prefix = f"spades:card:{self.game_id}:"
         return next(str(b["custom_id"]) for b in message.buttons()
                     if b.get("custom_id", "").startswith(prefix) and card_code(b["label"]) == code)
 
-    async def whose_turn(self, first: FakeUser | None = None, computers: bool = False) -> Turn | None:
-        """Ask the players (`first` first) for their hands; None once the game is over.
+    def bid_buttons(self, panel: FakeMessage) -> dict[str, str]:
+        """The bids offered on a panel, as typed ("nil", "blind nil", "4"), to their custom ids."""
+        prefix = f"spades:bid:{self.game_id}:"
+        words = {"Blind nil": "blind nil", "Nil": "nil"}
+        return {words.get(b["label"], b["label"]): b["custom_id"] for b in panel.buttons()
+                if b.get("custom_id", "").startswith(prefix) and not b.get("disabled")}
 
-        With `computers` at the table, nobody may have the turn while a computer player moves:
-        then ask again once the table message has changed."""
-        order = sorted(self.players, key=lambda u: u is not first)
-        for _ in range(20 if computers else 1):
-            table = self.find_table()
-            before = table.content if table is not None else ""
-            for user in order:
-                panel = await self.hand(user)
-                if NO_GAME in panel.content:
-                    return None
-                phase = self.phase_in(panel)
-                if phase is not None:
-                    return Turn(user, phase, panel)
-            if computers:
-                await self.table_changed(before)  # a computer player moved
-        raise AssertionError("no human player has the turn")
+    def over(self) -> bool:
+        """The players' panels say so (the game-over post follows)."""
+        return bool(self.panels) and all("The game is over." in p.text for p in self.panels.values())
+
+    def whose_turn_now(self) -> Turn | None:
+        """The human whose open panel says it's their turn, if any (no waiting)."""
+        for user in self.players:
+            panel = self.panels.get(user.id)
+            phase = self.phase_in(panel) if panel is not None else None
+            if panel is not None and phase is not None:
+                return Turn(user, phase, panel)
+        return None
+
+    async def whose_turn(self, timeout: float = 15.0) -> Turn | None:
+        """The human whose panel says it's their turn (computer players move meanwhile); None once
+        the game is over."""
+        for user in self.players:
+            await self.panel(user)
+
+        def check() -> Turn | Literal["over"] | None:
+            return self.whose_turn_now() or ("over" if self.over() else None)
+
+        found = await self.fake.wait_until(check, timeout, "a player's turn",
+                                           lambda: "\n".join(p.text for p in self.panels.values()))
+        return None if found == "over" else found
 
     # ----------------------------------------------------------------- acting
-    def next_style(self, turn: Turn) -> Style:
-        """Take turns between the ways of acting; a hand's first bid comes from the direct message,
-        the only time it has a Bid button."""
-        if turn.phase == "bid" and self.bids_this_hand() == 0:
-            return "dm"
+    def next_style(self) -> Style:
         style = ROTATION[self.style_counter % len(ROTATION)]
         self.style_counter += 1
         return style
@@ -283,131 +324,79 @@ class Table:
     def bids_this_hand(self) -> int:
         return sum(1 for move in self.moves if move.kind == "bid") % len(self.seat_names)
 
-    async def act(self, turn: Turn, style: Style | None = None) -> Move:
-        """Make one move for the player whose turn it is, in the given way of acting."""
-        style = style or self.next_style(turn)
+    async def act(self, turn: Turn, style: Style | None = None) -> Move | None:
+        """Make one move for the player whose turn it is (a blind nil choice first, if offered)."""
+        if turn.phase == "hidden":
+            return await self._decide_blind(turn)
+        style = style or self.next_style()
         if turn.phase == "bid":
             return await self._bid(turn, style)
         return await self._play(turn, style)
 
-    async def _bid_panel(self, turn: Turn, style: Style) -> tuple[FakeMessage, Style]:
-        """Open the bid buttons: from the hand's direct message, the table, or the hand panel."""
-        act = f"spades:table:{self.game_id}:act"
-        user = turn.user
-        if style == "dm":
-            dm = self.latest_dm(user)
-            if dm is not None and dm.find_component(act) is not None:
-                return await self.spades.click(user, dm, act), "dm"
-            style = "table"  # only the first bidder's direct message has a Bid button
-        if style == "table":
-            table = await self.wait_table(lambda m: m.find_component(act) is not None, "a Bid button on the table")
-            return await self.spades.click(user, table, act), "table"
-        return await self.spades.click(user, turn.panel, act), "panel"  # the hand panel's own Bid button
-
-    def latest_dm(self, user: FakeUser) -> FakeMessage | None:
-        channel = self.fake.dm_channels.get(user.id)
-        if channel is None:
-            return None
-        mine = [m for m in channel.messages.values() if f"game `{self.game_id}`" in m.content]
-        return mine[-1] if mine else None
+    async def _decide_blind(self, turn: Turn) -> Move | None:
+        user, panel = turn.user, turn.panel
+        if self.blind_nil(self, user) and f"spades:bid:{self.game_id}:blind" in panel.custom_ids():
+            answer = await self.spades.click(user, panel, f"spades:bid:{self.game_id}:blind")
+            assert answer is panel and "bid blind nil" in panel.text, panel.text
+            return self._acknowledged(Move(self.seat_of(user), "bid", "blind nil", "panel"))
+        answer = await self.spades.click(user, panel, f"spades:reveal:{self.game_id}")
+        assert answer is panel and self.phase_in(panel) != "hidden", panel.text
+        return None
 
     async def _bid(self, turn: Turn, style: Style) -> Move:
-        user, seat = turn.user, self.seat_of(turn.user)
+        user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
         if style == "command":
             legal = await self.spades.choices(user, self.channel, "bid", "bid", "")
-            bid = self.choose_bid(user, legal)
+            bid = self.choose_bid(user, [b for b in legal if b != "blind nil"])
             typed = {"nil": "Zero", "blind nil": "BN"}.get(bid, f" {bid} ")  # as people type: said back plainly
             answer = await self.spades.command(user, self.channel, "bid", bid=typed)
-            how: Style = "command"
+            assert answer.ephemeral and answer.content == f"You bid **{bid}**.", answer
+            await self.fake.wait_until(lambda: self.phase_in(panel) != "bid", 10, "the panel to follow the bid")
         else:
-            panel, how = await self._bid_panel(turn, style)
-            assert panel.ephemeral and "Choose your bid:" in panel.content, panel
-            labels = {b["label"]: b["custom_id"] for b in panel.buttons()
-                      if b.get("custom_id", "").startswith(f"spades:bid:{self.game_id}:")}
-            legal = ["blind nil" if label == "Blind nil" else "nil" if label == "Nil" else label for label in labels]
-            bid = self.choose_bid(user, [b for b in legal if b != "blind nil"])
-            answer = await self.spades.click(user, panel, labels["Nil" if bid == "nil" else bid])
-        assert answer.ephemeral and answer.content.startswith(f"You bid **{bid}**."), answer
-        return self._acknowledged(Move(seat, "bid", bid, how))
+            offered = self.bid_buttons(panel)
+            bid = self.choose_bid(user, [b for b in offered if b != "blind nil"])
+            answer = await self.spades.click(user, panel, offered[bid])
+            assert answer is panel and f"You: bid {bid} ·" in panel.text, panel.text
+        return self._acknowledged(Move(seat, "bid", bid, style))
 
     async def _play(self, turn: Turn, style: Style) -> Move:
-        user, seat = turn.user, self.seat_of(turn.user)
+        user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
+        legal = self.enabled_cards(panel)
+        assert legal, panel.text
+        card = legal[0]
+        hand_before = HAND_NUMBER.search(panel.text)
         if style == "command":
-            legal = [card_code(label) for label in await self.spades.choices(user, self.channel, "play", "card", "")]
-            assert sorted(legal) == sorted(self.enabled_cards(turn.panel))  # autocomplete offers the legal cards
-            card = legal[0]
+            offered = [card_code(label) for label in await self.spades.choices(user, self.channel, "play", "card", "")]
+            assert sorted(offered) == sorted(legal)  # autocomplete offers exactly the enabled cards
             forms = card_texts(card)
             typed = forms[sum(1 for m in self.moves if m.how == "command") % len(forms)]
             answer = await self.spades.command(user, self.channel, "play", card=typed)
             assert answer.ephemeral and answer.content == f"You played {forms[2]}.", answer
-            return self._acknowledged(Move(seat, "play", card, "command"))
-        panel, how = turn.panel, "panel"
-        if style in ("table", "dm"):  # direct messages have no card buttons to click: use the table
-            act = f"spades:table:{self.game_id}:act"
-            table = await self.wait_table(lambda m: m.find_component(act) is not None, "a Play button on the table")
-            panel, how = await self.spades.click(user, table, act), "table"
-            assert panel.ephemeral and "It's your turn to play" in panel.content, panel
-        card = self.enabled_cards(panel)[0]
-        custom_id = self.card_id(panel, card)
-        hand_before = HAND_NUMBER.search(panel.content)
-        answer = await self.spades.click(user, panel, custom_id)
-        hand_after = HAND_NUMBER.search(answer.content)
-        assert answer.ephemeral and hand_before and hand_after, answer
-        if hand_after[0] == hand_before[0]:  # after a hand's last card the panel shows the next hand
-            assert answer.find_component(custom_id) is None, answer  # the card left the hand
-        return self._acknowledged(Move(seat, "play", card, how))
+            await self.fake.wait_until(lambda: self.phase_in(panel) != "play" or card not in self.held_cards(panel),
+                                       10, "the panel to follow the card")
+        else:
+            custom_id = self.card_id(panel, card)
+            answer = await self.spades.click(user, panel, custom_id)
+            hand_after = HAND_NUMBER.search(panel.text)
+            assert answer is panel and hand_before and hand_after, panel.text
+            if hand_after[0] == hand_before[0]:
+                assert card not in self.held_cards(panel), panel.text  # the card left the hand
+        return self._acknowledged(Move(seat, "play", card, style))
 
     def _acknowledged(self, move: Move) -> Move:
         self.moves.append(move)
         return move
 
-    async def play_moves(self, count: int | None = None, style: Style | None = None,
-                         computers: bool = False) -> None:
+    async def play_moves(self, count: int | None = None, style: Style | None = None) -> None:
         """Make `count` moves (all of them by default: until the game is over)."""
-        last: FakeUser | None = None
         made = 0
         while count is None or made < count:
-            turn = await self.whose_turn(self.guess_next(last), computers)
+            turn = await self.whose_turn()
             if turn is None:
                 assert count is None, f"the game ended after {made} of {count} moves"
                 return
-            await self.act(turn, style)
-            last = turn.user
-            made += 1
-
-    async def play_with_computers(self, user: FakeUser) -> None:
-        """Play `user`'s seat to the end of the game the way a person watching the table does:
-        wait until the table says it's their turn, then press **Bid** or **Play** on it."""
-        me, act = user.global_name or user.username, f"spades:table:{self.game_id}:act"
-        seen = ""  # the table when this player last acted: only a newer table can show their next turn
-
-        def my_turn_or_over(table: FakeMessage) -> bool:
-            if "The game is over." in table.content:
-                return True
-            found = TURN_LINE.search(table.content)
-            return table.content != seen and found is not None and found["name"] == me and bool(table.buttons())
-
-        while True:
-            table = await self.wait_table(my_turn_or_over, f"{me}'s turn", timeout=15.0)
-            if "The game is over." in table.content:
-                return
-            seen = table.content
-            found = TURN_LINE.search(table.content)
-            assert found is not None
-            if found["what"] == "bid":
-                await self._bid(Turn(user, "bid", table), "table")
-                continue
-            panel = await self.spades.click(user, table, act)
-            assert panel.ephemeral and "It's your turn to play" in panel.content, panel
-            plays = sum(1 for move in self.moves if move.kind == "play")
-            await self._play(Turn(user, "play", panel), "command" if plays % 2 else "panel")
-
-    def guess_next(self, last: FakeUser | None) -> FakeUser | None:
-        """The next seat clockwise (right except after a trick is won); only an ordering hint."""
-        if last is None or last not in self.players:
-            return None
-        name = self.seat_names[(self.seat_of(last) + 1) % len(self.seat_names)]
-        return next((u for u in self.players if (u.global_name or u.username) == name), None)
+            if await self.act(turn, style) is not None:
+                made += 1
 
     def acknowledged(self) -> list[tuple[Any, ...]]:
         return [move.key() for move in self.moves]
@@ -416,7 +405,8 @@ class Table:
 async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[FakeUser],
                      **options: Any) -> Table:
     """The first player opens a lobby, the second joins with the button, the third with
-    `/spades join`, and the host starts with the button; everyone gets their hand by DM."""
+    `/spades join`, and the host starts with the button; everyone gets their hand by DM and opens
+    their panel."""
     table = Table(spades, channel, list(players))
     host, *others = players
     mark = spades.fake.checkpoint()
@@ -424,23 +414,29 @@ async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[Fak
     for index, user in enumerate(others):
         if index % 2 == 0:
             answer = await spades.click(user, lobby, f"spades:lobby:{table.game_id}:join")
-            assert answer is lobby and (user.global_name or "") in lobby.content
+            assert answer is lobby and name_of(user) in lobby.content
         else:
             answer = await spades.command(user, channel, "join")
-            assert answer.ephemeral and "You joined" in answer.content
+            assert answer.ephemeral and answer.content == "You joined the game."
     answer = await spades.click(host, lobby, f"spades:lobby:{table.game_id}:start")
     assert answer is lobby and "The game has started." in lobby.content and not lobby.buttons()
-    await table.wait_table(lambda m: "Turn:" in m.content, "the table message")
+    await table.wait_table(lambda m: TURN_LINE.search(m.text) is not None, "the table message")
     table.read_seats()
     for user in players:
         if not user.dms_closed:
-            await spades.fake.wait_for_dm(user, lambda m: f"game `{table.game_id}`, hand 1" in m.content, after=mark)
+            await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 1" in m.content,
+                                          after=mark)
+        await table.open_panel(user)
     return table
+
+
+async def game_over_message(spades: Spades, channel: FakeChannel) -> FakeMessage:
+    return await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("## 🏆"))
 
 
 @pytest.fixture
 def bot_env() -> dict[str, str]:
-    """Extra environment for the bot (BOT_MOVE_DELAY is 0 already); override with parametrize."""
+    """Extra environment for the bot (over TEST_ENV); override with parametrize."""
     return {}
 
 

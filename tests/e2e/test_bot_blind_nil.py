@@ -1,17 +1,17 @@
 """Blind nil: a player who may bid it sees no card anywhere until they choose **Blind nil** or
-**Show my cards** (with `blind_nil_deficit:0` everyone may, from the first hand)."""
+**Show my cards** on their panel (with `blind_nil_deficit:0` everyone may, from the first hand)."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Move, Spades, record_moves, refused, start_game
+from tests.e2e.conftest import Move, Spades, game_over_message, name_of, record_moves, refused, start_game
 from tests.fake_discord import FakeMessage
 from tests.record_check import check_record
 
-SUITS = "♠♥♦♣"
+SUITS = "♥♦♣"  # ♠ is in the game's title; the other suits only ever show with cards
 
 
 def shows_cards(message: FakeMessage) -> bool:
-    return any(s in message.content for s in SUITS) or any(
+    return any(s in message.text for s in SUITS) or any(
         b["custom_id"].startswith("spades:card:") for b in message.buttons())
 
 
@@ -20,60 +20,57 @@ async def test_blind_nil_hides_the_cards_until_the_player_chooses(spades: Spades
     channel = spades.channel("spades")
     table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50, blind_nil_deficit=0)
     game = table.game_id
-    dms = {user.id: table.latest_dm(user) for user in table.players}
-    for dm in dms.values():
-        assert dm is not None and "Choose **Blind nil** or **Show my cards**" in dm.content
-        assert not shows_cards(dm)
-        assert {b["custom_id"] for b in dm.buttons()} == {f"spades:bid:{game}:blind", f"spades:reveal:{game}"}
-    assert not any(s in table.table_message().content for s in SUITS if s != "♠")
+    for user in table.players:
+        dm = spades.fake.dm_channels[user.id].messages
+        [hand] = [m for m in dm.values() if "**Your hand** · " in m.content]
+        assert "You may bid **blind nil**" in hand.content and not shows_cards(hand) and not hand.buttons()
+        panel = table.panels[user.id]
+        assert not shows_cards(panel)
+        assert set(panel.custom_ids()) == {f"spades:bid:{game}:blind", f"spades:reveal:{game}"}
+    assert not any(s in table.table_message().text for s in SUITS)
 
-    order = [next(u for u in table.players if (u.global_name or u.username) == table.seat_names[s])
-             for s in range(3)]
-    tbl = table.table_message()
-    first_name = tbl.content.split("Turn: **")[1].split("**")[0]
-    first = next(u for u in order if u.global_name == first_name)
-    second = order[(order.index(first) + 1) % 3]
-    third = order[(order.index(first) + 2) % 3]
+    by_seat = [next(u for u in table.players if name_of(u) == table.seat_names[s]) for s in range(3)]
+    first_name = table.table_message().text.split("▶ **")[1].split("**")[0]
+    first = next(u for u in by_seat if name_of(u) == first_name)
+    second = by_seat[(by_seat.index(first) + 1) % 3]
+    third = by_seat[(by_seat.index(first) + 2) % 3]
 
-    # Blind nil from the direct message counts only on one's turn; the cards stay hidden meanwhile.
-    early = dms[third.id]
-    assert early is not None and "counts when it's your turn" in early.content
-    refused(await spades.click(third, early, f"spades:bid:{game}:blind"), f"It's {first_name}'s turn.")
-    assert not shows_cards(early)
+    # Blind nil counts only on one's turn: the panel says so, and the cards stay hidden.
+    early = table.panels[third.id]
+    answer = await spades.click(third, early, f"spades:bid:{game}:blind")
+    assert answer is early and f"It's {first_name}'s turn." in early.text and not shows_cards(early)
 
-    # The first bidder bids blind nil straight from the direct message.
-    dm = dms[first.id]
-    assert dm is not None
-    answer = await spades.click(first, dm, f"spades:bid:{game}:blind")
-    assert answer is dm and dm.content.startswith("You bid **blind nil**.") and shows_cards(dm)
-    table.moves.append(Move(table.seat_of(first), "bid", "blind nil", "dm"))
+    # The first bidder bids blind nil from the panel: only then are the cards shown.
+    panel = table.panels[first.id]
+    assert await spades.click(first, panel, f"spades:bid:{game}:blind") is panel
+    assert "You: bid blind nil" in panel.text and shows_cards(panel)
+    table.moves.append(Move(table.seat_of(first), "bid", "blind nil", "panel"))
+    dm = next(m for m in spades.fake.dm_channels[first.id].messages.values() if "**Your hand** · " in m.content)
+    await spades.fake.wait_until(lambda: shows_cards(dm), 5, "the direct message to show the cards")
 
-    # The second looks at the cards from the direct message, then bids by command.
-    dm = dms[second.id]
-    assert dm is not None
+    # The second must choose before bidding; after showing the cards blind nil is gone.
     refused(await spades.command(second, channel, "bid", bid="3"), "First choose: bid blind nil, or show your cards.")
-    shown = await spades.click(second, dm, f"spades:reveal:{game}")
-    assert shown is dm and shows_cards(dm) and "It's your turn to bid." in dm.content
-    assert dm.find_component(f"spades:bid:{game}:blind") is None
+    panel = table.panels[second.id]
+    assert await spades.click(second, panel, f"spades:reveal:{game}") is panel
+    assert shows_cards(panel) and "**Your turn to bid.**" in panel.text
+    assert panel.find_component(f"spades:bid:{game}:blind") is None
     refused(await spades.command(second, channel, "bid", bid="blind nil"), "blind nil is no longer possible")
-    assert (await spades.command(second, channel, "bid", bid="3")).content.startswith("You bid **3**.")
+    assert (await spades.command(second, channel, "bid", bid="3")).content == "You bid **3**."
     table.moves.append(Move(table.seat_of(second), "bid", "3", "command"))
+    await spades.fake.wait_until(lambda: "You: bid 3" in panel.text, 5, "the panel to show the bid")
 
-    # The third presses Bid on the table: still hidden, so first the choice; then the bid buttons.
-    panel = await spades.click(third, tbl, f"spades:table:{game}:act")
-    assert panel.ephemeral and not shows_cards(panel) and "Choose **Blind nil**" in panel.content
-    revealed = await spades.click(third, panel, f"spades:reveal:{game}")
-    assert revealed is panel and shows_cards(panel)
-    bids = await spades.click(third, panel, f"spades:table:{game}:act")
-    assert "Choose your bid:" in bids.content and bids.find_component(f"spades:bid:{game}:blind") is None
-    assert (await spades.click(third, bids, f"spades:bid:{game}:4")).content.startswith("You bid **4**.")
-    table.moves.append(Move(table.seat_of(third), "bid", "4", "table"))
+    # The third shows the cards, then bids from the same panel.
+    panel = table.panels[third.id]
+    assert await spades.click(third, panel, f"spades:reveal:{game}") is panel
+    await spades.fake.wait_until(lambda: "**Your turn to bid.**" in panel.text, 5, "the third bidder's turn")
+    assert await spades.click(third, panel, f"spades:bid:{game}:4") is panel and "You: bid 4" in panel.text
+    table.moves.append(Move(table.seat_of(third), "bid", "4", "panel"))
 
     await table.play_moves()
-    await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("🏆"))
+    await game_over_message(spades, channel)
     record = await spades.record(alice, channel)
     check_record(record)
     assert record["hands"][0]["bids"][0] == {"seat": table.seat_of(first), "bid": 0, "blind": True}
     assert record_moves(record) == table.acknowledged()
-    summary = await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("**Hand 1 scored**"))
-    assert f"{first_name}: bid blind nil" in summary.content
+    summary = await spades.fake.wait_for_message(channel, lambda m: m.text.startswith("### Hand 1 scored"))
+    assert f"**{first_name}** bid blind nil" in summary.text

@@ -1,12 +1,18 @@
-"""A player whose direct messages are closed still plays: the channel is told once, and the player
-sees their cards with **My hand** or `/spades hand`."""
+"""The hand by direct message: no buttons that could go stale, kept current as cards leave the hand,
+a link back to the table. A player whose direct messages are closed still plays: the channel is
+told once, and **My hand** shows the cards."""
 
 from __future__ import annotations
 
 from tests.e2e.conftest import Spades, card_code, start_game
 
 
-async def test_player_with_closed_dms_plays_the_whole_hand(spades: Spades) -> None:
+def cards_in(text: str) -> int:
+    """Cards listed in a hand's direct message: a line per suit, ranks after the suit's symbol."""
+    return sum(len(line.split()) - 1 for line in text.splitlines() if line[:1] in ("♠", "♥", "♦", "♣"))
+
+
+async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None:
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     spades.fake.fail_dms_for(carol)
     channel = spades.channel("spades")
@@ -17,23 +23,25 @@ async def test_player_with_closed_dms_plays_the_whole_hand(spades: Spades) -> No
 
     notice = await spades.fake.wait_for_message(channel, lambda m: "can't send Carol direct messages" in m.content)
     assert "**My hand**" in notice.content and "/spades hand" in notice.content
-    assert "♠" not in notice.content and "♥" not in notice.content  # no cards in the channel
+    assert not any(s in notice.content for s in "♠♥♦♣")  # no cards in the channel
 
-    mine = await spades.click(carol, table.table_message(), f"spades:table:{table.game_id}:hand")
-    assert mine.ephemeral and mine.visible_to is carol
-    assert f"game `{table.game_id}`, hand 1" in mine.content
-    cards = [b for b in mine.buttons() if b["custom_id"].startswith(f"spades:card:{table.game_id}:")]
-    assert len(cards) == 17 and len({card_code(b["label"]) for b in cards}) == 17
+    panel = table.panels[carol.id]
+    cards = [b for b in panel.buttons() if b["custom_id"].startswith(f"spades:card:{table.game_id}:")]
+    assert "hand 1" in panel.text and (cards == [] or len({card_code(b["label"]) for b in cards}) == 17)
 
-    await table.play_moves(54)  # three bids and 17 tricks: the whole first hand
+    [dm] = [m for m in spades.fake.dm_channels[alice.id].messages.values() if "**Your hand** · " in m.content]
+    assert not dm.buttons() and f"/channels/{spades.guild.id}/{channel.id}" in dm.content
+    held = cards_in(dm.content)
+    assert held == 17
+    await table.play_moves(3 + 3 * 3)  # the bids and three tricks
+    await spades.fake.wait_until(lambda: dm.edited_at is not None, 5, "the direct message to follow the hand")
+    assert cards_in(dm.content) < held  # the cards played have left it
 
-    assert sum(1 for m in table.moves if m.seat == table.seat_of(carol)) == 18
-    await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("**Hand 1 scored**"))
+    await table.play_moves(3 * 14)  # the rest of the first hand
+    await spades.fake.wait_for_message(channel, lambda m: m.text.startswith("### Hand 1 scored"))
     for user in (alice, bob):
-        await spades.fake.wait_for_dm(user, lambda m: f"game `{table.game_id}`, hand 2" in m.content)
-    await table.wait_table(lambda m: " · hand 2 · " in m.content and "Turn:" in m.content, "the second hand")
-    panel = await table.hand(carol)
-    assert f"game `{table.game_id}`, hand 2" in panel.content
+        await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 2" in m.content)
+    await spades.fake.wait_until(lambda: "hand 2" in table.panels[carol.id].text, 5, "Carol's panel, hand 2")
     assert notices() == [notice.content]  # told once, not again for the second hand
     opened = [int(r.body["recipient_id"]) for r in spades.fake.requests if r.template == "/users/@me/channels"]
     assert sorted(opened) == sorted(u.id for u in (alice, bob, carol))  # each DM opened once, not per hand

@@ -1,9 +1,10 @@
 """What goes wrong around a game: the table deleted by a moderator, a dropped gateway connection,
-rate limits, the table posted again; and a game cancelled by its host."""
+rate limits, the table posted again; a game cancelled by its host; a lobby whose message never
+made it to the channel."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, record_moves, refused, start_game
+from tests.e2e.conftest import Spades, Table, game_id_of, game_over_message, record_moves, refused, start_game
 from tests.record_check import check_record
 
 
@@ -18,8 +19,8 @@ async def test_game_goes_on_through_deleted_table_dropped_gateway_and_rate_limit
     deleted = table.table_message()
     fake.delete_message(deleted)
     await table.play_moves(1)
-    posted = await table.wait_table(lambda m: m.id != deleted.id and "Turn:" in m.content, "the table, again")
-    assert f"spades:table:{table.game_id}:hand" in posted.custom_ids()
+    posted = await table.wait_table(lambda m: m.id != deleted.id and "▶ **" in m.text, "the table, again")
+    assert table.hand_button in posted.custom_ids()
 
     # The gateway connection drops; interactions sent meanwhile are answered after the RESUME.
     await fake.drop_gateway()
@@ -31,15 +32,15 @@ async def test_game_goes_on_through_deleted_table_dropped_gateway_and_rate_limit
     fake.rate_limit_next("POST", "/interactions/{interaction_id}/{token}/callback", retry_after=0.1)
     await table.play_moves(6)
 
-    # /spades table posts the table at the bottom; the old one keeps no buttons.
+    # /spades table posts the table at the bottom; the old one is removed.
     answer = await spades.command(bob, channel, "table")
     assert answer.ephemeral and answer.content == "Here's the table."
-    again = await table.wait_table(lambda m: m.id != posted.id and "Turn:" in m.content, "the table reposted")
-    await fake.wait_until(lambda: not posted.buttons(), what="the old table to lose its buttons")
+    again = await table.wait_table(lambda m: m.id != posted.id and "▶ **" in m.text, "the table reposted")
+    await fake.wait_until(lambda: posted.deleted, what="the old table to go")
     assert again.custom_ids()
 
     await table.play_moves()
-    await fake.wait_for_message(channel, lambda m: m.content.startswith("🏆"))
+    await game_over_message(spades, channel)
     record = await spades.record(alice, channel)
     check_record(record)
     assert record_moves(record) == table.acknowledged()
@@ -53,7 +54,7 @@ async def test_host_cancels_a_game_and_nothing_counts(spades: Spades) -> None:
     await table.play_moves(5)
 
     answer = await spades.command(alice, channel, "cancel")
-    assert answer.ephemeral and answer.content == f"Game `{table.game_id}` cancelled."
+    assert answer.ephemeral and answer.content == "Game cancelled."
     notice = await spades.fake.wait_for_message(channel, lambda m: "was cancelled" in m.content)
     assert "Nothing counts toward the leaderboard" in notice.content
     await table.wait_table(lambda m: not m.buttons(), "the table without buttons")
@@ -62,9 +63,27 @@ async def test_host_cancels_a_game_and_nothing_counts(spades: Spades) -> None:
     record = await spades.record(carol, channel, table.game_id)
     check_record(record)
     assert record["final"]["ended"] == "cancelled"
-    assert record_moves(record) == table.acknowledged()[:3]  # the bids; the unfinished trick isn't exported
+    assert record_moves(record) == table.acknowledged()  # the unfinished trick included
     board = await spades.command(bob, channel, "leaderboard")
     assert board.content.startswith("No finished cutthroat games")
 
     lobby = await spades.command(bob, channel, "new")  # the channel is free again
-    assert "lobby" in lobby.content and "1. Bob (host)" in lobby.content
+    assert "new game" in lobby.content and "1. Bob (host)" in lobby.content
+
+
+async def test_a_lobby_whose_message_never_arrived_can_be_shown_and_used(spades: Spades) -> None:
+    fake = spades.fake
+    alice, bob = spades.member("Alice"), spades.member("Bob")
+    channel = spades.channel("spades")
+    # Discord refuses the answer to /spades new: the lobby exists, but nobody ever saw it.
+    fake.fail_requests("POST", "/interactions/{interaction_id}/{token}/callback", 400, 50035, times=1)
+    failed = await spades.command(alice, channel, "new")
+    assert failed.ephemeral and "new game" not in failed.content
+    refused(await spades.command(bob, channel, "new"), "There's already a lobby in this channel.")
+
+    answer = await spades.command(bob, channel, "table")
+    assert answer.ephemeral and answer.content == "Here's the game."
+    lobby = await fake.wait_for_message(channel, lambda m: "new game" in m.content and not m.ephemeral)
+    table = Table(spades, channel, [alice, bob], game_id=game_id_of(lobby))
+    assert await spades.click(bob, lobby, f"spades:lobby:{table.game_id}:join") is lobby
+    assert "2. Bob" in lobby.content

@@ -48,3 +48,51 @@ async def test_commands_are_synced_once_and_not_again_when_unchanged(fake_discor
     await bot.restart()
     assert syncs() == 1, "an unchanged command tree must not be synced again"
     assert "slash commands unchanged; not syncing" in bot.log_text()
+
+
+async def _start_and_fail(tmp_path: Path, **env: str) -> list[str]:
+    """`python -m bot` with these settings: it must exit 2 with one line on stderr, nothing else."""
+    full = {**os.environ, "DISCORD_TOKEN": "t", "DISCORD_API_BASE": "http://127.0.0.1:9/api/v10", **env}
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", cwd=tmp_path, env=full,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 2, err.decode()
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "Traceback" not in err.decode(), lines
+    return lines
+
+
+async def test_setting_mistakes_are_one_clear_line(tmp_path: Path) -> None:
+    cases = {
+        "LOG_LEVEL": ("LOUD", "LOG_LEVEL must be one of"),
+        "BOT_MOVE_DELAY": ("-1", "BOT_MOVE_DELAY must be between 0 and 60 seconds"),
+        "TURN_TIMEOUT": ("abc", "TURN_TIMEOUT must be a number of seconds"),
+        "SHARD_IDS": ("0,1", "SHARD_IDS needs SHARD_COUNT"),
+    }
+    for key, (value, said) in cases.items():
+        [line] = await _start_and_fail(tmp_path, **{key: value})
+        assert said in line, line
+
+
+async def test_database_mistakes_are_one_clear_line_and_touch_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "a-folder"
+    folder.mkdir()
+    [line] = await _start_and_fail(tmp_path, DATABASE_URL=f"sqlite:///{folder}")
+    assert "folder" in line or "directory" in line, line
+    [line] = await _start_and_fail(tmp_path, DATABASE_URL="mysql://somewhere/db")
+    assert "mysql" in line, line
+    damaged = tmp_path / "damaged.db"
+    damaged.write_bytes(b"SQLite format 3\x00" + b"\x01" * 4000)
+    before = damaged.read_bytes()
+    [line] = await _start_and_fail(tmp_path, DATABASE_URL=f"sqlite:///{damaged}")
+    assert str(damaged) in line and damaged.read_bytes() == before, line
+
+
+async def test_a_second_bot_on_the_same_file_is_refused(fake_discord: FakeDiscord, bot_runner: BotRunner,
+                                                       tmp_path: Path) -> None:
+    db = tmp_path / "shared.sqlite3"
+    first = await bot_runner(db_path=db)
+    second = await bot_runner(db_path=db, wait_ready=False, log_path=tmp_path / "second.log")
+    assert await second.wait_exit(20) == 2
+    assert "another bot process" in second.log_text() and first.running

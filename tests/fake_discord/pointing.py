@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.discord_ui.app import point_discord_at
+from bot.runtime import point_discord_at
 
 
 def point_discord_py_at(api_base: str, gateway_url: str) -> None:

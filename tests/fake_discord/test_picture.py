@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import io
 from collections.abc import Callable
-from typing import Any
 
 from PIL import Image
 
 from bot.ai import ComputerPlayer, apply_move, make_player
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.render import MODE_TITLES, game_over_text, hand_summary, lobby_text, table_text
-from bot.discord_ui.views import card_button, lobby_view, table_view
-from bot.engine import Game, Mode, Phase, Rules, display_sorted, seat_view
-from bot.engine.cards import SUIT_OF
-from bot.service import LiveGame
-from bot.store import FinishOutcome, RatingChange, Seat
+from bot.discord_ui.render import chart_series, game_over_text, lobby_text
+from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_view, table_view
+from bot.engine import Game, Mode, Phase, Rules, seat_view
+from bot.service import FinishOutcome, LiveGame, RatingChange
+from bot.store import Seat
 from tests.fake_discord.picture import BUTTON_COLOURS, LINK, ShownMessage, render_messages_png
 
 PLAYERS = {"1": "Alice", "2": "Bob", "3": "Carol"}
@@ -33,30 +31,8 @@ def play_until(game: Game, players: list[ComputerPlayer], stop: Callable[[Game],
         apply_move(game, seat, players[seat].choose(seat_view(game, seat)))
 
 
-def hand_panel(live: LiveGame, seat: int) -> dict[str, Any]:
-    """A Components V2 panel of the seat's cards, a row per suit (five buttons at most to a row)."""
-    game = live.game
-    assert game is not None
-    legal = set(game.legal_cards(seat)) if game.turn == seat and game.phase is Phase.PLAYING else set()
-    rows: list[dict[str, Any]] = []
-    by_suit: dict[int, list[int]] = {}
-    for card in display_sorted(game.hand_of(seat)):
-        by_suit.setdefault(SUIT_OF[card], []).append(card)
-    for cards in by_suit.values():
-        for start in range(0, len(cards), 5):
-            rows.append({"type": 1, "components": [card_button(live.game_id, c, c in legal)
-                                                   for c in cards[start:start + 5]]})
-    return {"type": 17, "accent_color": 0x5865F2, "components": [
-        {"type": 10, "content": f"### Your hand\n{MODE_TITLES[live.mode]} game `{live.game_id}`, "
-                                f"hand {game.hand_number} · **your turn** to play"},
-        *rows,
-        {"type": 14, "divider": True, "spacing": 1},
-        {"type": 10, "content": "-# Only legal cards are enabled. Spades not broken yet."},
-    ]}
-
-
 def sample_game() -> list[ShownMessage]:
-    """The messages of a seeded cutthroat game, as a channel shows them."""
+    """The messages of a seeded cutthroat game, as the bot builds them and a channel shows them."""
     mode, rules = Mode.CUTTHROAT, Rules(target=250)
     seats = [Seat(i, name, user_id=int(uid)) for i, (uid, name) in enumerate(PLAYERS.items())]
     live = LiveGame("3f9a2c", 1, 2, mode, rules, 1, seats, 120.0, status="lobby")
@@ -68,23 +44,21 @@ def sample_game() -> list[ShownMessage]:
     live.game = game = Game.new(live.game_id, mode, rules, seed=7, names=list(PLAYERS.values()))
     players = [make_player("normal", seed=seat) for seat in range(mode.seats)]
     play_until(game, players, lambda g: g.phase is Phase.PLAYING)  # the first lead: a full hand of 17 cards
-    view = table_view(live)
-    assert view is not None
-    table = ShownMessage("Spades", table_text(live), bot=True, edited=True, components=view.to_components(),
+    table = ShownMessage("Spades", bot=True, edited=True, components=table_view(live).to_components(),
                          timestamp="Today at 21:03")
-    panel = ShownMessage("Spades", bot=True, ephemeral=True, components=[hand_panel(live, game.turn or 0)])
+    panel = ShownMessage("Spades", bot=True, ephemeral=True,
+                         components=panel_view(live, seat_view(game, game.turn or 0)).to_components())
     play_until(game, players, lambda g: len(g.hand_logs) == 2 and g.hand_logs[0].result is not None)
-    first_hand = game.hand_logs[0]
-    summary = ShownMessage("Spades", hand_summary(live, first_hand), bot=True)
+    summary = ShownMessage("Spades", bot=True, components=summary_view(live, game.hand_logs[0]).to_components())
     chat = ShownMessage("Carol", "gg <@2>, that *nil* was **brave** — `/spades hand` again? 🃏♠♥",
                         timestamp="Today at 21:07", edited=True)
     play_until(game, players, lambda g: False)
-    outcome = FinishOutcome(live.game_id, (RatingChange(0, "u1", "Alice", None, 3.2, None, 1),
-                                           RatingChange(1, "u2", "Bob", 4.1, 2.9, 1, 2)), False)
-    logs = [log for log in game.hand_logs if log.result is not None]
-    chart = score_chart_png([s.name for s in seats], [list(log.result.scores) for log in logs if log.result],
-                            rules.target, title=f"Cutthroat Spades · game {live.game_id}", winners=game.winners)
-    over = ShownMessage("Spades", game_over_text(live, outcome), bot=True, attachments=[("scores.png", chart)])
+    outcome = FinishOutcome(live.game_id, (RatingChange(0, "u1", "Alice", None, 3.2, None, 1, games=1),
+                                           RatingChange(1, "u2", "Bob", 4.1, 2.9, 1, 2, games=7)), False)
+    names, scores = chart_series(live)
+    chart = score_chart_png(names, scores, rules.target, title="Cutthroat Spades", winners=game.winners)
+    over = ShownMessage("Spades", game_over_text(live, outcome), bot=True, attachments=[("scores.png", chart)],
+                        components=rematch_view(live.game_id).to_components())
     return [lobby, table, panel, summary, chat, over]
 
 

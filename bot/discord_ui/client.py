@@ -1,0 +1,103 @@
+"""The Discord client: commands, buttons and what it must notice in channels. Built by `bot.runtime`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from typing import Any
+
+import discord
+from discord import app_commands
+
+from bot.discord_ui.commands import SpadesCommands
+from bot.discord_ui.errors import report_error
+from bot.discord_ui.handlers import Handlers
+from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.views import BUTTON_KINDS
+from bot.service import GameService
+
+log = logging.getLogger("bot")
+
+
+class SpadesBot(discord.Client):
+    """Only guild and guild-message events are needed (the latter to notice what buries a table);
+    no privileged intent. Mentions are off everywhere unless a message pings a player on purpose."""
+
+    def __init__(self, *, dev_guild_id: int | None = None, sync_commands: bool = True,
+                 refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0, **options: Any) -> None:
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
+        intents = discord.Intents.none()
+        intents.guilds = True
+        intents.guild_messages = True
+        super().__init__(intents=intents, guild_ready_timeout=0.5, allowed_mentions=discord.AllowedMentions.none(),
+                         **options)
+        self.dev_guild_id = dev_guild_id
+        self.sync_commands = sync_commands
+        self.tree: app_commands.CommandTree[SpadesBot] = app_commands.CommandTree(self)
+        self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
+        self.publisher = Publisher(self, refresh_interval=refresh_interval,
+                                   channel_lost_timeout=channel_lost_timeout)
+        self._service: GameService | None = None
+        self._click_handlers: Handlers | None = None
+
+    def attach(self, service: GameService) -> None:
+        """The composition root hands the game service in before the client starts."""
+        self._service = service
+        self.publisher.service = service
+        self._click_handlers = Handlers(service, self.publisher)
+
+    @property
+    def service(self) -> GameService:
+        assert self._service is not None, "attach() the service first"
+        return self._service
+
+    @property
+    def handlers(self) -> Handlers:
+        assert self._click_handlers is not None, "attach() the service first"
+        return self._click_handlers
+
+    async def setup_hook(self) -> None:
+        self.tree.add_command(SpadesCommands())
+        self.add_dynamic_items(*BUTTON_KINDS)
+        if self.sync_commands:
+            await self._sync_commands()
+        recovery = await self.service.recover()
+        log.info("resumed %d unfinished games (%d set aside as damaged)",
+                 len(recovery.games), len(recovery.damaged))
+
+    async def on_message(self, message: discord.Message) -> None:
+        self.publisher.note_message(message.channel.id, message.id)
+
+    async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
+        self.publisher.note_message(payload.channel_id, payload.message_id, deleted=True)
+
+    async def _sync_commands(self) -> None:
+        """Sync only when the command tree (or its target) changed since the last sync."""
+        guild = discord.Object(self.dev_guild_id) if self.dev_guild_id else None
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
+        digest = hashlib.sha256(json.dumps([self.dev_guild_id, payload], sort_keys=True).encode()).hexdigest()
+        if await self.service.synced_commands() == digest:
+            log.info("slash commands unchanged; not syncing")
+            return
+        await self.tree.sync(guild=guild)
+        await self.service.remember_synced_commands(digest)
+        log.info("slash commands synced %s", f"to guild {self.dev_guild_id}" if guild else "globally")
+
+    async def _on_command_error(self, interaction: discord.Interaction[Any],
+                                error: app_commands.AppCommandError) -> None:
+        original = error.original if isinstance(error, app_commands.CommandInvokeError) else error
+        await report_error(interaction, original)
+
+    async def close(self) -> None:
+        if self._service is not None:
+            await self._service.close()
+            if await self.publisher.close():
+                await self._service.record_clean_stop()
+        await super().close()
+
+
+class ShardedSpadesBot(SpadesBot, discord.AutoShardedClient):
+    """One process serving some shards (`SHARD_IDS` of `SHARD_COUNT`); its games are those guilds'."""

@@ -1,0 +1,141 @@
+"""What each button does: check where the click came from, make one service call, answer at once.
+
+Every answer fits Discord's 3-second window: the service call is quick (the engine and one save);
+everything slow (direct messages, the table, other players' panels) is left to the publisher.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING, Any
+
+import discord
+
+from bot.discord_ui import render
+from bot.discord_ui.errors import report_error
+from bot.discord_ui.publisher import Panel, Publisher
+from bot.discord_ui.views import closed_panel_view, lobby_view, panel_view
+from bot.engine import Card
+from bot.service import GameService, LiveGame, Refusal
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import SpadesBot
+
+    Click = discord.Interaction[SpadesBot]
+
+log = logging.getLogger(__name__)
+
+
+def is_server_manager(interaction: discord.Interaction[Any]) -> bool:
+    permissions = interaction.permissions
+    return bool(permissions.manage_guild or permissions.administrator)
+
+
+def display_name(user: discord.abc.User) -> str:
+    return getattr(user, "display_name", None) or user.name
+
+
+class Handlers:
+    def __init__(self, service: GameService, publisher: Publisher) -> None:
+        self.service = service
+        self.publisher = publisher
+        self._cleanups: set[asyncio.Task[None]] = set()
+
+    def _game(self, interaction: Click, game_id: str) -> LiveGame:
+        """The running game a button names, if it belongs to this server and channel."""
+        return self.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
+
+    async def lobby(self, interaction: Click, game_id: str, action: str) -> None:
+        try:
+            live = self._game(interaction, game_id)
+            user = interaction.user
+            if action == "join":
+                await self.service.join(live, user.id, display_name(user))
+            elif action == "leave":
+                await self.service.leave(live, user.id)
+            elif action == "addbot":
+                await self.service.add_bot(live, user.id, "normal")
+            elif action == "start":
+                await self.service.start(live, user.id)
+            else:
+                await self.service.cancel(live, user.id, is_server_manager(interaction))
+            await interaction.response.edit_message(content=render.lobby_text(live), view=lobby_view(live))
+        except Exception as error:
+            await report_error(interaction, error)
+
+    async def open_panel(self, interaction: Click, game_id: str | None = None) -> None:
+        """**My hand** (or `/spades hand`): a fresh private panel at the bottom; the one it
+        replaces is removed."""
+        try:
+            if game_id is None:
+                if interaction.channel_id is None:
+                    raise Refusal("Spades commands work in server channels.")
+                live = self.service.require_channel_game(interaction.channel_id)
+            else:
+                live = self._game(interaction, game_id)
+            seat_view, token = self.service.view_for(live, interaction.user.id), live.token
+            await interaction.response.send_message(view=panel_view(live, seat_view), ephemeral=True)
+            replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token)
+            if replaced is not None:
+                self._remove_later(replaced)
+        except Exception as error:
+            await report_error(interaction, error)
+
+    async def panel_action(self, interaction: Click, game_id: str, kind: str, value: str | Card | None) -> None:
+        """A bid, a card or "show my cards" from the panel: one click, answered by updating the
+        panel itself (a refusal is shown on it, in words)."""
+        try:
+            try:
+                live = self._game(interaction, game_id)
+            except Refusal as gone:
+                await interaction.response.edit_message(view=closed_panel_view(str(gone)))
+                return
+            user_id = interaction.user.id
+            notice = None
+            try:
+                if kind == "play":
+                    assert isinstance(value, int)
+                    await self.service.play(live, user_id, value)
+                elif kind == "bid":
+                    await self.service.bid(live, user_id, str(value))
+                else:
+                    await self.service.reveal(live, user_id)
+            except Refusal as refusal:
+                notice = str(refusal)
+            shown, token = panel_view(live, self.service.view_for(live, user_id), notice), live.token
+            await interaction.response.edit_message(view=shown)
+            self.publisher.panel_shown(live, user_id, interaction, token)
+        except Exception as error:
+            await report_error(interaction, error)
+
+    async def rematch(self, interaction: Click, game_id: str) -> None:
+        """The first click opens the new lobby (posted right here); later clicks take a seat."""
+        try:
+            if interaction.guild_id is None or interaction.channel_id is None:
+                raise Refusal("Rematches work in server channels.")
+            user = interaction.user
+            live = await self.service.rematch(game_id, interaction.guild_id, interaction.channel_id,
+                                              user.id, display_name(user))
+            if live.lobby_message_id is None:
+                answer = await interaction.response.send_message(
+                    render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
+                message_id = answer.message_id or (await interaction.original_response()).id
+                await self.service.set_lobby_message(live, message_id)
+            else:
+                started = "It has started!" if live.status == "playing" else "Waiting for the others."
+                await interaction.response.send_message(f"You're in the rematch. {started}", ephemeral=True)
+        except Exception as error:
+            await report_error(interaction, error)
+
+    def _remove_later(self, panel: Panel) -> None:
+        """Delete a replaced panel in the background (its token may still be good)."""
+
+        async def remove() -> None:
+            with contextlib.suppress(discord.HTTPException):
+                await panel.interaction.delete_original_response()
+
+        task = asyncio.create_task(remove())
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)

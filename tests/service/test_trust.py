@@ -4,6 +4,7 @@ disk, owed posts survive a crash, idle lobbies close, games stay in their own se
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -352,3 +353,28 @@ def test_a_full_disk_refuses_the_move_and_memory_follows_the_disk(tmp_path: pyte
     assert report["refused"] is not None and "didn't count" in report["refused"]
     assert report["memory"] == report["stored"] >= report["before"]
     assert report["memory_after"] == report["stored_after"] == report["stored"] + 1
+
+
+async def test_refusals_and_choices_never_name_a_card_someone_else_holds(harness: Harness) -> None:
+    """What a player can learn by asking: autocomplete offers only their own legal cards, and a
+    refusal names at most the card they typed."""
+    from bot.engine import card_code, card_label
+
+    service = await harness.boot()
+    live = await three_player_game(service, target="100", mercy="100")
+    labels = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+    for _ in range(60):
+        game = live.game
+        if game is None or live.status != "playing":
+            break
+        for seat in range(3):
+            user = user_at(live, seat)
+            others = {card_label(c) for s in range(3) if s != seat for c in game.hand_of(s)}
+            mine = set(service.card_choices(live, user))
+            assert mine <= set(game.hand_of(seat))
+            for card in sorted(c for s in range(3) if s != seat for c in game.hand_of(s))[:3]:
+                with pytest.raises(Refusal) as refused:
+                    await service.play(live, user, card_code(card))
+                named = set(labels.findall(str(refused.value)))
+                assert named <= {card_label(card)} and not (named - {card_label(card)}) & others
+        await act_once(service, live)

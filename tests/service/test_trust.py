@@ -25,7 +25,7 @@ from bot.service import (
 )
 from bot.store import sqlite as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
-from tests.service.test_service import act_once, three_player_game, user_at
+from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
 from tests.store import other_process
 
 
@@ -286,13 +286,7 @@ async def test_rematch_opens_the_same_game_again_and_starts_when_everyone_is_bac
     await service.join(live, BOB, "bob")
     await service.add_bot(live, ALICE, "easy")
     await service.start(live, ALICE)
-    while live.status == "playing":
-        game = live.game
-        assert game is not None
-        if game.turn is not None and not live.seats[game.turn].is_bot:
-            await act_once(service, live)
-        else:
-            await harness.clock.advance(0.5)
+    await play_to_the_end(harness, service, live, 0.5)
     score = await service.last_game(GUILD, CHANNEL)
     assert score.game is not None and score.game.is_over
     again = await service.rematch(live.game_id, GUILD, CHANNEL, BOB, "bob")
@@ -309,7 +303,7 @@ import asyncio, json, resource, signal, sys, random
 from pathlib import Path
 from bot.service import GameService, SaveFailed
 from bot.store import open_store
-from tests.service.test_service import act_once, three_player_game, user_at
+from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
 from tests.service.conftest import Recorder
 
 async def main(path):

@@ -232,7 +232,7 @@ class GameService:
             return
         try:
             outcome = await self._finish(live) if game.is_over else None
-            changes = [await self._change_of(live, post, outcome) for post in owed]
+            changes = await self._changes_of(live, owed, outcome)
             if changes or refresh_table:
                 self._listener.publish(live, [*changes, TableChanged()])
             if not live.active:
@@ -258,7 +258,20 @@ class GameService:
         self._arm(live, saved.deadline)
         self._arm_ping(live)
 
-    async def _change_of(self, live: LiveGame, post: PendingPost, outcome: FinishOutcome | None) -> Change:
+    async def _changes_of(self, live: LiveGame, posts: Sequence[PendingPost], outcome: FinishOutcome | None,
+                          ) -> list[Change]:
+        """The changes saved posts stand for; a post this version doesn't know is dropped, once."""
+        changes: list[Change] = []
+        for post in posts:
+            change = await self._change_of(live, post, outcome)
+            if change is None:
+                log.error("game %s: dropping an owed %r post it can't rebuild", live.game_id, post.kind)
+                await self.delivered(post.post_id)
+            else:
+                changes.append(change)
+        return changes
+
+    async def _change_of(self, live: LiveGame, post: PendingPost, outcome: FinishOutcome | None) -> Change | None:
         """Rebuild the change a saved post stands for, from the game as it is now."""
         game = live.game
         number = int(post.payload.get("hand", 0))
@@ -271,7 +284,9 @@ class GameService:
             if outcome is None:  # finished before the stop: this answers what finishing did
                 outcome = await self.store.finish_game(live.game_id, self.results(live))
             return GameOver(outcome, post.post_id)
-        return GameCancelled(str(post.payload.get("reason", "")), post.post_id)
+        if post.kind == "cancelled":
+            return GameCancelled(str(post.payload.get("reason", "")), post.post_id)
+        return None
 
     async def _deliver_ended(self, game_id: str, posts: Sequence[PendingPost]) -> None:
         try:
@@ -280,7 +295,7 @@ class GameService:
                 await self.store.posts_delivered([p.post_id for p in posts])
                 return
             live = LiveGame.from_info(stored.info, stored.game, self.turn_timeout)
-            changes = [await self._change_of(live, post, None) for post in posts]
+            changes = await self._changes_of(live, posts, None)
         except StoreError:
             log.exception("game %s: what it still owed Discord couldn't be read; it stays owed", game_id)
             return

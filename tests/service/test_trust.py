@@ -23,6 +23,7 @@ from bot.service import (
     TableChanged,
     TurnStarted,
 )
+from bot.store import Post
 from bot.store import sqlite as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
 from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
@@ -372,3 +373,14 @@ async def test_refusals_and_choices_never_name_a_card_someone_else_holds(harness
                 named = set(labels.findall(str(refused.value)))
                 assert named <= {card_label(card)} and not (named - {card_label(card)}) & others
         await act_once(service, live)
+
+
+async def test_an_owed_post_this_version_cant_rebuild_is_dropped_not_misread(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await three_player_game(service)
+    await harness.store.add_posts(live.game_id, [Post("from_a_newer_bot", {"x": 1})])
+    await harness.shutdown()
+    await harness.boot()
+    assert not harness.recorder.of(GameCancelled) and not harness.recorder.of(GameOver)
+    await harness.recorder.settle()
+    assert [p.kind for p in await harness.store.pending_posts()] == []

@@ -116,7 +116,6 @@ class Desk:
     access_lost_since: float | None = None
     channel_gone: bool = False
     busy: bool = False
-    live: LiveGame | None = None  # the game as last published
 
 
 class Publisher:
@@ -205,7 +204,6 @@ class Publisher:
             except TimeoutError:
                 await self._put_panels_to_sleep(desk)
                 continue
-            desk.live = live
             desk.busy = True
             refresh = repost = False
             while True:

@@ -8,8 +8,8 @@ and the server's default fsync settings; the `PgServer` it returns hands out dat
 
 Then pytest fixtures (import them into a conftest.py): `pg_server` (one server per session; skips
 with one line where no PostgreSQL binaries are found, fails under CI=true, which must run them),
-`pg_template` (a database migrated to the store's latest schema) and `pg_url` (a fresh copy of it
-per test: CREATE DATABASE ... TEMPLATE is far quicker than migrating each time).
+`pg_template` (a database migrated to the store's latest schema), `pg_url` (a fresh copy of it per
+test: CREATE DATABASE ... TEMPLATE is far quicker than migrating each time) and `pg_empty_url`.
 """
 
 from __future__ import annotations
@@ -64,7 +64,8 @@ def find_bindir() -> Path | None:
     return None
 
 
-def _free_port() -> int:
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port: int = probe.getsockname()[1]
@@ -147,6 +148,9 @@ class PgServer:
                   "-o", options, "-w", "-t", "60", "start")  # fmt: skip
 
     def stop(self) -> None:
+        """Stop the server (fast: sessions are ended); nothing to do if it isn't running."""
+        if not (self.data_dir / "postmaster.pid").exists():
+            return
         self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "60", "stop")
 
 
@@ -165,7 +169,7 @@ def start_postgres(tmp_dir: Path) -> PgServer:
     password_file.write_text(PASSWORD + "\n")
     if run_as is not None:
         os.chown(password_file, run_as.pw_uid, run_as.pw_gid)
-    server = PgServer(bindir, folder, _free_port(), run_as)
+    server = PgServer(bindir, folder, free_port(), run_as)
     server._run(str(bindir / "initdb"), "-D", str(server.data_dir), f"--username={USER}", f"--pwfile={password_file}",
                 "--auth=scram-sha-256", "--encoding=UTF8", "--no-locale")  # fmt: skip
     password_file.unlink()
@@ -217,3 +221,9 @@ def pg_template(pg_server: PgServer) -> str:
 def pg_url(pg_server: PgServer, pg_template: str) -> str:
     """A fresh database at the latest schema, for this test alone."""
     return pg_server.create_database(f"test_{next(_databases)}", template=pg_template)
+
+
+@pytest.fixture
+def pg_empty_url(pg_server: PgServer) -> str:
+    """A new database without a table, for tests of migrating one."""
+    return pg_server.create_database(f"empty_{next(_databases)}")

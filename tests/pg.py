@@ -208,6 +208,7 @@ def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
         pytest.skip(str(missing))
     yield server
     server.stop()
+    shutil.rmtree(server.folder, ignore_errors=True)  # a database per test adds up to a gigabyte or so
 
 
 @pytest.fixture(scope="session")

@@ -2,7 +2,7 @@
 
 A backend subclasses `SqlStore` and implements `_read` and `_write` (run one operation of
 `bot.store.sql` as one read-only or one write transaction, turning whatever its driver or the OS
-raises into a `StoreError`), `append_events` (its own commit path: SQLite's group commit,
+raises into a `StoreError`), `_append` (its own commit path for actions: SQLite's group commit,
 PostgreSQL's per-action transactions), `claim_shards` and `close`.
 """
 
@@ -63,14 +63,8 @@ class SqlStore(ABC):
     async def claim_shards(self, shards: ShardSet) -> None: ...
 
     @abstractmethod
-    async def append_events(
-        self,
-        game_id: str,
-        first_seq: int,
-        events: Sequence[Mapping[str, Any]],
-        deadline: Deadline | Unchanged | None = UNCHANGED,
-        posts: Sequence[Post] = (),
-    ) -> list[int]: ...
+    async def _append(self, action: games.Action) -> list[int]:
+        """Save one action (`games.append_action`), committed before returning; its posts' ids."""
 
     # -- a game's life ----------------------------------------------------------------------------
 
@@ -111,6 +105,16 @@ class SqlStore(ABC):
 
     async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
         await self.append_events(game_id, seq, [event])
+
+    async def append_events(
+        self,
+        game_id: str,
+        first_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        deadline: Deadline | Unchanged | None = UNCHANGED,
+        posts: Sequence[Post] = (),
+    ) -> list[int]:
+        return await self._append(games.Action.of(game_id, first_seq, events, deadline, posts))
 
     async def finish_game(
         self, game_id: str, results: Sequence[SeatResult], posts: Sequence[Post] = ()

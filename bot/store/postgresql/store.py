@@ -19,14 +19,14 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import AsyncIterator, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
 
 import asyncpg
 
 from bot.store.errors import DuplicateEventError
 from bot.store.games import Action, append_action
-from bot.store.models import UNCHANGED, Deadline, Post, ShardSet, Unchanged
+from bot.store.models import ShardSet
 from bot.store.postgresql import connection
 from bot.store.postgresql.connection import PgTransaction
 from bot.store.postgresql.errors import DRIVER_ERRORS, commit_lost, store_error
@@ -70,7 +70,7 @@ def _connection_lost(exc: BaseException) -> bool:
     return True
 
 
-async def _append(tx: Transaction, action: Action) -> list[int]:
+async def _append_or_refuse(tx: Transaction, action: Action) -> list[int]:
     try:
         return await append_action(tx, action, time.time())
     except asyncpg.UniqueViolationError as exc:
@@ -186,17 +186,9 @@ class PostgresStore(SqlStore):
 
     # -- actions ----------------------------------------------------------------------------------
 
-    async def append_events(
-        self,
-        game_id: str,
-        first_seq: int,
-        events: Sequence[Mapping[str, Any]],
-        deadline: Deadline | Unchanged | None = UNCHANGED,
-        posts: Sequence[Post] = (),
-    ) -> list[int]:
-        action = Action.of(game_id, first_seq, events, deadline, posts)
+    async def _append(self, action: Action) -> list[int]:
         return await self._hand_over(self._append_in_turn(action))
 
     async def _append_in_turn(self, action: Action) -> list[int]:
         async with self._per_game.hold(action.game_id):
-            return await self._transaction(lambda tx: _append(tx, action))
+            return await self._transaction(lambda tx: _append_or_refuse(tx, action))

@@ -31,14 +31,14 @@ import contextlib
 import logging
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import Any, BinaryIO, Literal, TypeVar
 
 from bot.store import games
 from bot.store.errors import DatabaseGone
-from bot.store.models import UNCHANGED, Deadline, Post, ShardSet, Unchanged
+from bot.store.models import ShardSet
 from bot.store.sql import Operation
 from bot.store.sql_store import SqlStore
 from bot.store.sqlite import files
@@ -202,16 +202,9 @@ class SqliteStore(SqlStore):
 
     # -- the group commit -------------------------------------------------------------------------
 
-    async def append_events(
-        self,
-        game_id: str,
-        first_seq: int,
-        events: Sequence[Mapping[str, Any]],
-        deadline: Deadline | Unchanged | None = UNCHANGED,
-        posts: Sequence[Post] = (),
-    ) -> list[int]:
+    async def _append(self, action: games.Action) -> list[int]:
         loop = asyncio.get_running_loop()
-        item = QueuedAction(games.Action.of(game_id, first_seq, events, deadline, posts), loop.create_future())
+        item = QueuedAction(action, loop.create_future())
         self._queued.append(item)
         if len(self._queued) == 1:
             loop.call_soon(self._commit_queued)

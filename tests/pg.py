@@ -112,7 +112,13 @@ class PgServer:
         return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{self.port}/{dbname}"
 
     def _run(self, *command: str) -> subprocess.CompletedProcess[str]:
-        prefix = ["runuser", "-u", self.run_as.pw_name, "--"] if self.run_as is not None else []
+        """A server tool, as `run_as` if set (runuser, or setpriv where there is no runuser)."""
+        prefix: list[str] = []
+        user = self.run_as
+        if user is not None and shutil.which("runuser"):
+            prefix = ["runuser", "-u", user.pw_name, "--"]
+        elif user is not None:
+            prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
         return subprocess.run(
             [*prefix, *command], capture_output=True, text=True, check=True, cwd=self.folder, timeout=120
         )

@@ -265,3 +265,36 @@ def test_postgresql_failures_are_store_errors_that_say_why(error: Exception, una
     mapped = pg_store_error(error, "db.example:5432/spades", writing=True)
     assert isinstance(mapped, StoreUnavailable) == unavailable
     assert says in str(mapped) and "db.example:5432/spades" in str(mapped)
+
+
+async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(tmp_path: Path) -> None:
+    """A server of its own whose commits wait for a standby that never comes; the session is ended
+    while its COMMIT waits. PostgreSQL has committed locally by then, so "nothing was saved" would
+    be wrong: the store says it can't tell, and the game shows the action once read back."""
+    server = start_postgres(tmp_path)
+    try:
+        url = server.create_database("spades")
+        store = await open_store(url)
+        try:
+            later = random_game("g", actions=5, seed=3)
+            await store_game(store, random_game("g", actions=4, seed=3), seats_for("cutthroat"))
+            server.sql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+            server.sql("SELECT pg_reload_conf()")
+            saving = asyncio.create_task(store.append_events("g", 5, [event_to_json(later.events[4])]))
+            for _ in range(3000):
+                if server.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").strip() == "1":
+                    break
+                await asyncio.sleep(0.01)
+            else:
+                raise AssertionError("the save's COMMIT never waited for the standby")
+            server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+            with pytest.raises(StoreUnavailable, match="while committing .*may or may not have been made"):
+                await saving
+            server.sql("ALTER SYSTEM RESET synchronous_standby_names")
+            server.sql("SELECT pg_reload_conf()")
+            stored = await store.load_game("g")
+            assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
+        finally:
+            await store.close()
+    finally:
+        server.stop()

@@ -9,7 +9,8 @@ and the server's default fsync settings; the `PgServer` it returns hands out dat
 Then pytest fixtures (import them into a conftest.py): `pg_server` (one server per session; skips
 with one line where no PostgreSQL binaries are found, fails under CI=true, which must run them),
 `pg_template` (a database migrated to the store's latest schema), `pg_url` (a fresh copy of it per
-test: CREATE DATABASE ... TEMPLATE is far quicker than migrating each time) and `pg_empty_url`.
+test: CREATE DATABASE ... TEMPLATE is far quicker than migrating each time), `pg_empty_url`, and
+`pg_own_server` (a server of the test's own, to stop or reconfigure).
 """
 
 from __future__ import annotations
@@ -204,17 +205,29 @@ def migrate_database(url: str) -> None:
 _databases = itertools.count(1)
 
 
-@pytest.fixture(scope="session")
-def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+def _start_or_skip(tmp_dir: Path) -> PgServer:
     try:
-        server = start_postgres(tmp_path_factory.mktemp("pg"))
+        return start_postgres(tmp_dir)
     except PostgresNotFound as missing:
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"{missing}; CI must run the PostgreSQL tests: install the PostgreSQL server")
         pytest.skip(str(missing))
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+    server = _start_or_skip(tmp_path_factory.mktemp("pg"))
     yield server
     server.stop()
     shutil.rmtree(server.folder, ignore_errors=True)  # a database per test adds up to a gigabyte or so
+
+
+@pytest.fixture
+def pg_own_server(tmp_path: Path) -> Iterator[PgServer]:
+    """A server for this test alone, to stop, start or reconfigure under a running store."""
+    server = _start_or_skip(tmp_path)
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

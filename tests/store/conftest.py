@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store, open_store
-from tests.pg import pg_empty_url, pg_server, pg_template, pg_url  # noqa: F401  (fixtures used below and by tests)
+from tests.pg import pg_empty_url, pg_own_server, pg_server, pg_template, pg_url  # noqa: F401  (fixtures used below and by tests)
 
 BACKENDS = ["sqlite", "postgresql"]
 

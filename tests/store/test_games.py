@@ -377,9 +377,9 @@ async def test_cancelled_writes_are_all_or_nothing_and_the_store_goes_on(store: 
         )
         for n, g in enumerate(started)
     ]
-    for task in finishers:
+    for finisher in finishers:
         await asyncio.sleep(0.002)
-        task.cancel()
+        finisher.cancel()
     await asyncio.gather(*finishers, return_exceptions=True)
     for n, game in enumerate(started):
         info = await store.get_game(game.game_id)

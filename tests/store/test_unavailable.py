@@ -22,7 +22,7 @@ from bot.store.postgresql import connection as pg_connection
 from bot.store.postgresql.errors import store_error as pg_store_error
 from bot.store.sqlite import durability
 from bot.store.sqlite import store as sqlite_store
-from tests.pg import start_postgres
+from tests.pg import PgServer
 from tests.store import other_process
 from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
 
@@ -214,35 +214,32 @@ async def test_a_page_damaged_under_a_running_store_is_a_store_error_for_readers
         await store.close()
 
 
-async def test_a_postgresql_server_that_stops_refuses_writes_and_they_work_once_it_is_back(tmp_path: Path) -> None:
-    """A server of its own, stopped and started again under a running store."""
-    server = start_postgres(tmp_path)
+async def test_a_postgresql_server_that_stops_refuses_writes_and_they_work_once_it_is_back(
+    pg_own_server: PgServer,
+) -> None:
+    server = pg_own_server
+    store = await open_store(server.create_database("spades"))
     try:
-        url = server.create_database("spades")
-        store = await open_store(url)
-        try:
-            later = random_game("g", actions=6, seed=2)
-            await store_game(store, random_game("g", actions=4, seed=2), seats_for("cutthroat"))
+        later = random_game("g", actions=6, seed=2)
+        await store_game(store, random_game("g", actions=4, seed=2), seats_for("cutthroat"))
 
-            def save() -> Any:
-                return store.append_events("g", 5, [event_to_json(e) for e in later.events[4:6]],
-                                           Deadline("remind", 9.0), [Post("hand_dealt", {})])  # fmt: skip
+        def save() -> Any:
+            return store.append_events("g", 5, [event_to_json(e) for e in later.events[4:6]],
+                                       Deadline("remind", 9.0), [Post("hand_dealt", {})])  # fmt: skip
 
-            await asyncio.gather(*(store.get_game("g") for _ in range(5)))  # several pooled connections
-            server.stop()
-            for attempt in (save, lambda: store.update_settings(GUILD, {"mode": "solo"}), lambda: store.load_game("g")):
-                with pytest.raises(StoreUnavailable, match=r"PostgreSQL \w+ 127\.0\.0\.1:\d+/spades"):
-                    await attempt()
-            server.start()
-            await save()  # the very same call, on the same store
-            stored = await store.load_game("g")
-            assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
-            assert [p.kind for p in await store.pending_posts()] == ["hand_dealt"]
-            assert await store.get_settings(GUILD) == {}
-        finally:
-            await store.close()
-    finally:
+        await asyncio.gather(*(store.get_game("g") for _ in range(5)))  # several pooled connections
         server.stop()
+        for attempt in (save, lambda: store.update_settings(GUILD, {"mode": "solo"}), lambda: store.load_game("g")):
+            with pytest.raises(StoreUnavailable, match=r"PostgreSQL \w+ 127\.0\.0\.1:\d+/spades"):
+                await attempt()
+        server.start()
+        await save()  # the very same call, on the same store
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
+        assert [p.kind for p in await store.pending_posts()] == ["hand_dealt"]
+        assert await store.get_settings(GUILD) == {}
+    finally:
+        await store.close()
 
 
 @pytest.mark.parametrize(
@@ -267,34 +264,30 @@ def test_postgresql_failures_are_store_errors_that_say_why(error: Exception, una
     assert says in str(mapped) and "db.example:5432/spades" in str(mapped)
 
 
-async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(tmp_path: Path) -> None:
-    """A server of its own whose commits wait for a standby that never comes; the session is ended
-    while its COMMIT waits. PostgreSQL has committed locally by then, so "nothing was saved" would
-    be wrong: the store says it can't tell, and the game shows the action once read back."""
-    server = start_postgres(tmp_path)
+async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(pg_own_server: PgServer) -> None:
+    """A server whose commits wait for a standby that never comes; the session is ended while its
+    COMMIT waits. PostgreSQL has committed locally by then, so "nothing was saved" would be wrong:
+    the store says it can't tell, and the game shows the action once read back."""
+    server = pg_own_server
+    store = await open_store(server.create_database("spades"))
     try:
-        url = server.create_database("spades")
-        store = await open_store(url)
-        try:
-            later = random_game("g", actions=5, seed=3)
-            await store_game(store, random_game("g", actions=4, seed=3), seats_for("cutthroat"))
-            server.sql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
-            server.sql("SELECT pg_reload_conf()")
-            saving = asyncio.create_task(store.append_events("g", 5, [event_to_json(later.events[4])]))
-            for _ in range(3000):
-                if server.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").strip() == "1":
-                    break
-                await asyncio.sleep(0.01)
-            else:
-                raise AssertionError("the save's COMMIT never waited for the standby")
-            server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
-            with pytest.raises(StoreUnavailable, match="while committing .*may or may not have been made"):
-                await saving
-            server.sql("ALTER SYSTEM RESET synchronous_standby_names")
-            server.sql("SELECT pg_reload_conf()")
-            stored = await store.load_game("g")
-            assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
-        finally:
-            await store.close()
+        later = random_game("g", actions=5, seed=3)
+        await store_game(store, random_game("g", actions=4, seed=3), seats_for("cutthroat"))
+        server.sql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+        server.sql("SELECT pg_reload_conf()")
+        saving = asyncio.create_task(store.append_events("g", 5, [event_to_json(later.events[4])]))
+        for _ in range(3000):
+            if server.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").strip() == "1":
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the save's COMMIT never waited for the standby")
+        server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+        with pytest.raises(StoreUnavailable, match="while committing .*may or may not have been made"):
+            await saving
+        server.sql("ALTER SYSTEM RESET synchronous_standby_names")
+        server.sql("SELECT pg_reload_conf()")
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
     finally:
-        server.stop()
+        await store.close()

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import AsyncIterator, Coroutine
 from typing import Any, TypeVar
@@ -34,8 +33,6 @@ from bot.store.postgresql.locks import ShardClaims
 from bot.store.postgresql.migrate import migrate
 from bot.store.sql import Operation, Transaction
 from bot.store.sql_store import SqlStore
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 

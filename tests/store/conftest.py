@@ -9,7 +9,14 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store, open_store
-from tests.pg import pg_empty_url, pg_own_server, pg_server, pg_template, pg_url  # noqa: F401  (fixtures used below and by tests)
+from tests.pg import (  # noqa: F401  (fixtures used below and by tests)
+    pg_empty_url,
+    pg_fresh_databases,
+    pg_own_server,
+    pg_server,
+    pg_template,
+    pg_url,
+)
 
 BACKENDS = ["sqlite", "postgresql"]
 

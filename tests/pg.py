@@ -6,11 +6,12 @@ refuses to run as root), listening only on 127.0.0.1 on a free port, with passwo
 and the server's default fsync settings; the `PgServer` it returns hands out databases
 (`create_database`, `url_for`) and is stopped with `stop()`.
 
-Then pytest fixtures (import them into a conftest.py): `pg_server` (one server per session; skips
-with one line where no PostgreSQL binaries are found, fails under CI=true, which must run them),
-`pg_template` (a database migrated to the store's latest schema), `pg_url` (a fresh copy of it per
-test: CREATE DATABASE ... TEMPLATE is far quicker than migrating each time), `pg_empty_url`, and
-`pg_own_server` (a server of the test's own, to stop or reconfigure).
+Then pytest fixtures (import them all into a conftest.py, as tests/store/conftest.py does):
+`pg_server` (one server per session; skips with one line where no PostgreSQL binaries are found,
+fails under CI=true, which must run them), `pg_template` (a database migrated to the store's
+latest schema), `pg_url` (a fresh copy of it per test, from `pg_fresh_databases`: CREATE DATABASE
+... TEMPLATE is far quicker than migrating each time), `pg_empty_url`, and `pg_own_server` (a
+server of the test's own, to stop or reconfigure).
 """
 
 from __future__ import annotations

@@ -24,7 +24,7 @@ from bot.service import (
     TurnStarted,
 )
 from bot.store import Post
-from bot.store import sqlite as sqlite_backend
+from bot.store.sqlite import store as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
 from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
 from tests.store import other_process

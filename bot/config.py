@@ -82,12 +82,6 @@ class Config:
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
         )
 
-    def owns_guild(self, guild_id: int) -> bool:
-        """Whether this process serves the guild: Discord puts it on shard (id >> 22) % count."""
-        if self.shard_count is None or self.shard_ids is None:
-            return True
-        return (guild_id >> 22) % self.shard_count in self.shard_ids
-
 
 def _seconds(env: Mapping[str, str], key: str, default: float, low: float, high: float) -> float:
     text = env.get(key, "").strip()

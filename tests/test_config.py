@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bot.config import Config, ConfigError
+from bot.runtime import shard_set
 
 BASE = {"DISCORD_TOKEN": "t"}
 
@@ -31,7 +32,8 @@ def test_a_mistake_is_one_line_that_names_the_setting(env: dict[str, str], said:
 def test_a_process_serves_the_guilds_of_its_shards() -> None:
     config = Config.from_env({**BASE, "SHARD_COUNT": "2", "SHARD_IDS": "1",
                               "DATABASE_URL": "postgresql://spades@127.0.0.1/spades"})
-    assert config.shard_ids == (1,)
-    assert config.owns_guild(1 << 22) and not config.owns_guild(2 << 22)
-    assert Config.from_env(BASE).owns_guild(2 << 22)  # unsharded: every guild
+    shards = shard_set(config)
+    assert config.shard_ids == (1,) and shards is not None
+    assert shards.owns(1 << 22) and not shards.owns(2 << 22)
+    assert shard_set(Config.from_env(BASE)) is None  # unsharded: every guild
     assert Config.from_env({**BASE, "SHARD_COUNT": "3"}).shard_ids == (0, 1, 2)

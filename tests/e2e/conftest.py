@@ -94,13 +94,14 @@ class Turn:
 class Spades:
     """A server with the bot in it, and helpers that act as its members."""
 
-    def __init__(self, fake: FakeDiscord, runner: BotRunner, db_path: Path) -> None:
+    def __init__(self, fake: FakeDiscord, runner: BotRunner, db_path: Path, *, shard: int | None = None,
+                 shard_count: int | None = None) -> None:
         self.fake = fake
         self.runner = runner
         self.db_path = db_path
         self.bot: BotProcess | None = None
         self.owner = fake.create_user("Owner")
-        self.guild: FakeGuild = fake.create_guild("Spades Club", self.owner)
+        self.guild: FakeGuild = fake.create_guild("Spades Club", self.owner, shard=shard, shard_count=shard_count)
         self.clicks = 0
 
     def member(self, name: str) -> FakeUser:

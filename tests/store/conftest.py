@@ -9,14 +9,6 @@ from pathlib import Path
 import pytest
 
 from bot.store import Store, open_store
-from tests.pg import (  # noqa: F401  (fixtures used below and by tests)
-    pg_empty_url,
-    pg_fresh_databases,
-    pg_own_server,
-    pg_server,
-    pg_template,
-    pg_url,
-)
 
 BACKENDS = ["sqlite", "postgresql"]
 

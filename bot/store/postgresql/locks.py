@@ -41,9 +41,12 @@ class ShardClaims:
 
     def __init__(self, conn: Any, target: str) -> None:
         self._conn = conn
-        conn.add_termination_listener(lambda _: log.error(
-            "the connection holding this process's shard claims on %s was lost; another bot process may now"
-            " take the same shards. Restart this one to claim them again.", target))  # fmt: skip
+        self._target = target
+        conn.add_termination_listener(self._lost)
+
+    def _lost(self, _: Any) -> None:
+        log.error("the connection holding this process's shard claims on %s was lost; another bot process may"
+                  " now take the same shards. Restart this one to claim them again.", self._target)
 
     async def claim(self, shards: ShardSet) -> None:
         """All of `shards`, or (ShardInUseError) none of them."""
@@ -64,4 +67,5 @@ class ShardClaims:
             raise
 
     async def close(self) -> None:
+        self._conn.remove_termination_listener(self._lost)  # closed on purpose: nothing was lost
         await self._conn.close()

@@ -20,7 +20,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check bot tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy bot
+	$(BIN)/mypy bot tests bench
 	$(BIN)/mypy --strict bot/engine
 
 unit: $(STAMP)

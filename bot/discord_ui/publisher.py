@@ -385,6 +385,7 @@ class Publisher:
         game = live.game
         if game is None or game.hand_number != change.hand_number or game.is_over:
             return  # an old deal published again after a restart: the table shows what is current
+        await self._refresh_dms(desk, live)  # the last hand's messages say its cards are all played
         for seat in live.seats:
             if seat.user_id is None:
                 continue

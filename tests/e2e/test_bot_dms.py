@@ -42,6 +42,7 @@ async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None
     for user in (alice, bob):
         await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 2" in m.content)
     await spades.fake.wait_until(lambda: "hand 2" in table.panels[carol.id].text, 5, "Carol's panel, hand 2")
+    assert "All your cards are played." in dm.content and cards_in(dm.content) == 0  # hand 1's message, closed
     assert notices() == [notice.content]  # told once, not again for the second hand
     opened = [int(r.body["recipient_id"]) for r in spades.fake.requests if r.template == "/users/@me/channels"]
     assert sorted(opened) == sorted(u.id for u in (alice, bob, carol))  # each DM opened once, not per hand

@@ -58,6 +58,8 @@ async def test_two_shard_processes_share_one_database(fake_discord: FakeDiscord,
     await asyncio.gather(tables[0].play_moves(5), bots[1].restart())  # shard 0 goes on meanwhile
     after = await worlds[1].record(tables[1].players[0], tables[1].channel)
     assert after["hands"] == before["hands"]
+    # Both games are unfinished, but the restarted process took up only its own shard's.
+    assert "resumed 1 unfinished games" in bots[1].log_text().split("start #2")[-1]
     await tables[1].reopen_panels()
 
     await asyncio.gather(tables[0].play_moves(), tables[1].play_moves())

@@ -37,7 +37,7 @@ from bot.discord_ui.views import (
     summary_view,
     table_view,
 )
-from bot.engine import seat_view
+from bot.engine import Phase, seat_view
 from bot.service import (
     ActedForPlayer,
     Change,
@@ -421,8 +421,8 @@ class Publisher:
         game = live.game
         assert game is not None
         old = desk.table_id
-        if old is None and game.is_over:
-            return  # the last hand's summary and the game-over post say it all
+        if old is None and game.phase in (Phase.DEALING, Phase.OVER):
+            return  # the hand's summary says it all until the next deal (or the game-over post)
         channel = self._channel(live)
         view = table_view(live)
         new_hand = game.hand_number != desk.table_hand

@@ -4,6 +4,8 @@ told once, and **My hand** shows the cards."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.e2e.conftest import Spades, card_code, start_game
 
 
@@ -12,6 +14,7 @@ def cards_in(text: str) -> int:
     return sum(len(line.split()) - 1 for line in text.splitlines() if line[:1] in ("♠", "♥", "♦", "♣"))
 
 
+@pytest.mark.parametrize("bot_env", [{"HAND_PAUSE": "2"}])
 async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None:
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     spades.fake.fail_dms_for(carol)
@@ -39,6 +42,8 @@ async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None
 
     await table.play_moves(3 * 14)  # the rest of the first hand
     await spades.fake.wait_for_message(channel, lambda m: m.text.startswith("### Hand 1 scored"))
+    assert table.find_table() is None  # the hand's table became its summary; the next deal waits a moment
+    await table.wait_table(lambda m: "hand 2" in m.text and "▶ **" in m.text, "the second hand's table")
     for user in (alice, bob):
         await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 2" in m.content)
     await spades.fake.wait_until(lambda: "hand 2" in table.panels[carol.id].text, 5, "Carol's panel, hand 2")

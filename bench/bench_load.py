@@ -15,9 +15,14 @@ Two modes:
   longest with something to do; there are rate × `--table-gap` (3 s) tables, so each table acts
   about every 3 s, as people do, and is idle between: the 1 s refresh interval never paces a table.
   An arrival that finds no table with anything to do is counted as missed (the achieved rate says
-  so). Tables open their games before the clock starts (unmeasured); games that end during the
-  run start again within it. A sweep runs its rates in order on one bot, adding tables as the rate
-  grows; each rate gets `--warmup` (5 s) then `--seconds` (30) measured.
+  so); an answer that never comes is given up after 5 s and the player looks at the panel again.
+  Each rate runs on a fresh fake, bot and database (an overload must not spill into the next rate).
+  Before the clock starts (unmeasured) its tables open their games and play them, closed loop, to
+  a random point of the hand, so games end during the run as often as in steady state (a game
+  lasts about 3 min at one move per table every 3 s); then `--warmup` (5 s) unmeasured and
+  `--seconds` (30) measured. The highest rate with p99 under 100 ms, none over 3 s, no error and
+  95% of the arrivals sent is `max_rate_p99_under_100ms`. A sweep skips the rates above one whose
+  p99 reached 3 s (`--all-rates` runs them anyway).
 
 Configurations (`--config`): `sqlite-1` one bot process on SQLite (the default); `pg-1` one bot
 process on PostgreSQL; `pg-2shards` two bot processes (SHARD_COUNT=2, SHARD_IDS=0 and 1) on one
@@ -43,6 +48,7 @@ import asyncio
 import contextlib
 import gc
 import json
+import logging
 import math
 import os
 import random
@@ -70,7 +76,10 @@ TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the 
 PLAYERS = 3
 REFRESH_INTERVAL = "1.0"  # what production uses: each game's table and panels edited at most once a second
 BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING", "REFRESH_INTERVAL": REFRESH_INTERVAL}
-PREPARE_AT_ONCE = 64  # tables opening their games together before an open-loop run
+PREPARE_AT_ONCE = 200  # tables getting ready together before an open-loop run (the bot keeps up with it)
+STAGGER_MOVES = 54  # a cutthroat hand: 3 bids and 51 cards, and games to 50 with mercy 50 last about one
+OVERLOADED_P99_MS = 3000.0  # a sweep stops after a rate this slow: higher ones only collapse further
+STALL_SECONDS = 30.0  # open loop: a table not waiting for an arrival with nothing answered this long is stuck
 DRAIN_SECONDS = 5.0  # after a run: how long the answers still in flight are awaited
 TARGET_P99_MS = 100.0
 ENOUGH_OF_OFFERED = 0.95  # an open-loop rate counts only if this much of it was really sent
@@ -88,6 +97,14 @@ def cpu_seconds(pid: int | None) -> float | None:
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
+
+
+def machine_busy_seconds() -> float:
+    """CPU time all processes on the machine have used (Linux /proc/stat): what else ran shows as
+    this less the bots and this process."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
 
 
 def percentile(ordered: Sequence[float], fraction: float) -> float:
@@ -130,31 +147,39 @@ class Window:
     world: World
     started: float = field(default_factory=time.monotonic)
     own_cpu: float = field(default_factory=time.process_time)
+    machine_cpu: float = field(default_factory=machine_busy_seconds)
     bot_cpu: list[float | None] = field(default_factory=list)
     requests: Counter[str] = field(default_factory=Counter)
     errors: int = 0
-    unexpected: int = 0
+    tally: Tally = field(default_factory=Tally)
 
     def __post_init__(self) -> None:
-        fake = self.world.fake
+        fake, tally = self.world.fake, self.world.tally
         self.bot_cpu = self.world.bot_cpu()
         self.requests = Counter(fake.request_counts)
-        self.errors, self.unexpected = len(fake.errors), len(self.world.tally.unexpected)
+        self.errors = len(fake.errors)
+        self.tally = Tally(tally.moves, tally.games_started, tally.games_finished, list(tally.unexpected))
 
     def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
         fake, tally = self.world.fake, self.world.tally
         bot_cpu = [None if a is None or b is None else round(a - b, 1)
                    for a, b in zip(self.world.bot_cpu(), self.bot_cpu, strict=True)]
+        own_cpu = time.process_time() - self.own_cpu
+        others = machine_busy_seconds() - self.machine_cpu - own_cpu - sum(c or 0.0 for c in bot_cpu)
         rest = Counter(fake.request_counts)
         rest.subtract(self.requests)
         figures = latency_figures(interactions)
         protocol_errors = fake.errors[self.errors:]
-        unexpected = tally.unexpected[self.unexpected:]
+        unexpected = tally.unexpected[len(self.tally.unexpected):]
         figures.update({
+            "moves": tally.moves - self.tally.moves,
+            "games_started": tally.games_started - self.tally.games_started,
+            "games_finished": tally.games_finished - self.tally.games_finished,
             "by_kind": by_kind(interactions),
             "rest_calls": {route: n for route, n in rest.most_common() if n > 0},  # what the bot asked of Discord
             "bot_cpu_s": bot_cpu,  # per bot process, while the players played
-            "fake_and_players_cpu_s": round(time.process_time() - self.own_cpu, 1),  # a busy fake delays acks too
+            "fake_and_players_cpu_s": round(own_cpu, 1),  # a busy fake delays acks too
+            "other_processes_cpu_s": round(max(0.0, others), 1),  # whatever else ran on the machine meanwhile
             "errors": len(protocol_errors) + figures["unanswered"] + len(unexpected),
             "protocol_errors": [str(e)[:300] for e in protocol_errors[:10]],
             "unexpected_replies": unexpected[:10],
@@ -227,8 +252,9 @@ async def running(config: str, table_count: int, synchronous: str, log_path: Pat
             for n in range(table_count):
                 if n % TABLES_PER_GUILD == 0:
                     shard = (n // TABLES_PER_GUILD) % processes
-                    placement = {"shard": shard, "shard_count": processes} if processes > 1 else {}
-                    guild = fake.create_guild(f"Club {n // TABLES_PER_GUILD}", owner, **placement)
+                    guild = fake.create_guild(f"Club {n // TABLES_PER_GUILD}", owner,
+                                              shard=shard if processes > 1 else None,
+                                              shard_count=processes if processes > 1 else None)
                 assert guild is not None
                 users = [fake.create_user(f"p{n}_{k}") for k in range(PLAYERS)]
                 for user in users:
@@ -248,7 +274,8 @@ async def running(config: str, table_count: int, synchronous: str, log_path: Pat
                 await bot.stop()
             logs = [bot.log_text() for bot in world.bots]
             if log_path is not None:
-                log_path.write_text("\n".join(logs))
+                with log_path.open("a") as log_file:
+                    log_file.write("\n".join(logs))
             world.log_errors = [line for log in logs for line in log.splitlines()
                                 if " ERROR " in line or "Traceback" in line]
             await fake.stop()
@@ -264,31 +291,40 @@ def quiet_collector() -> None:
 
 
 # ------------------------------------------------------------------------------ closed loop
-async def closed_loop(world: World, seconds: float) -> dict[str, Any]:
-    quiet_collector()
-    before = len(world.fake.interactions)
-    window = Window(world)
-    deadline = window.started + seconds
-    await asyncio.gather(*(play_closed(table, deadline) for table in world.tables))
-    elapsed = time.monotonic() - window.started
-    interactions = list(world.fake.interactions.values())[before:]
-    await drain(interactions)
-    figures = window.figures(interactions, elapsed)
-    return {"seconds": round(elapsed, 1), "interactions": len(interactions),
-            "interactions_per_s": round(len(interactions) / elapsed, 1), **figures}
+async def closed_loop(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
+    async with running(args.config, args.games, args.synchronous, args.log) as world:
+        quiet_collector()
+        before = len(world.fake.interactions)
+        window = Window(world)
+        deadline = window.started + seconds
+        await asyncio.gather(*(play_closed(table, deadline) for table in world.tables))
+        elapsed = time.monotonic() - window.started
+        interactions = list(world.fake.interactions.values())[before:]
+        await drain(interactions)
+        figures = window.figures(interactions, elapsed)
+    return {"games_at_once": args.games, "users": PLAYERS * args.games, "seconds": round(elapsed, 1),
+            "interactions": len(interactions), "interactions_per_s": round(len(interactions) / elapsed, 1),
+            **world_figures(world), **figures, "errors": figures["errors"] + len(world.log_errors)}
+
+
+def world_figures(world: World) -> dict[str, Any]:
+    """The database, and the error lines of the bots' logs (once the bots are stopped)."""
+    return {"database": world.database, "bot_log_errors": [line[:300] for line in world.log_errors[:10]]}
 
 
 # ------------------------------------------------------------------------------ open loop
-async def prepare(tables: Sequence[Table]) -> None:
-    """Bring tables that haven't played yet to their first turn (lobby, start, My hand), a few at a
-    time, before the clock starts."""
+async def prepare(tables: Sequence[Table], rng: random.Random) -> None:
+    """Before the clock starts, open every table's game (lobby, start, My hand) and play it to a
+    random point of its hand, so that during the run games end (game-over post with its chart,
+    ratings, rematch) as often as they would in steady state, not all at once nor never."""
     limit = asyncio.Semaphore(PREPARE_AT_ONCE)
 
-    async def one(table: Table) -> None:
+    async def one(table: Table, moves: int) -> None:
         async with limit:
-            await play_closed(table, time.monotonic() + 120.0, until=lambda: table.phase == "play")
+            await play_closed(table, time.monotonic() + 300.0,
+                              until=lambda: table.phase == "play" and table.moves >= moves)
 
-    await asyncio.gather(*(one(t) for t in tables if t.phase == "new" and t.games == 0))
+    await asyncio.gather(*(one(t, rng.randrange(STAGGER_MOVES)) for t in tables))
 
 
 def arrival_gaps(rate: float, arrivals: str, rng: random.Random) -> Callable[[], float]:
@@ -297,10 +333,11 @@ def arrival_gaps(rate: float, arrivals: str, rng: random.Random) -> Callable[[],
     return lambda: rng.expovariate(rate)
 
 
-async def offer(world: World, tables: Sequence[Table], rate: float, seconds: float, warmup: float,
-                arrivals: str, rng: random.Random) -> dict[str, Any]:
+async def offer(world: World, rate: float, seconds: float, warmup: float, arrivals: str,
+                rng: random.Random) -> dict[str, Any]:
     """Fire interactions at `rate` per second on schedule, each to the table that has waited longest
     with something to do; measure those scheduled after `warmup`, for `seconds`."""
+    tables = world.tables
     ready: deque[Table] = deque()
     queued: set[Table] = set()
 
@@ -322,10 +359,14 @@ async def offer(world: World, tables: Sequence[Table], rate: float, seconds: flo
     fired: list[FakeInteraction] = []
     lags: list[float] = []
     scheduled = missed = 0
-    due = start
+    due = look_again = start
     while due < end:
         if due >= measure_from and window is None:
             window = Window(world)
+        if due >= look_again:  # answers that never came show only with time
+            look_again = due + 1.0
+            for table in tables:
+                table.on_change()
         step = None
         while ready and step is None:
             table = ready.popleft()
@@ -344,16 +385,22 @@ async def offer(world: World, tables: Sequence[Table], rate: float, seconds: flo
         wait = due - time.monotonic()
         if wait > 0:
             await asyncio.sleep(wait)
+    now = time.monotonic()
+    stalled = sum(1 for t in tables if t.broken or (t not in queued and now - t.last_progress > STALL_SECONDS))
     for table in tables:
         table.on_change = lambda: None
     assert window is not None
     await drain(fired)
     lags.sort()
-    figures = window.figures(fired, seconds)
-    stalled = sum(1 for t in tables if t.broken or time.monotonic() - t.last_progress > 30.0)
     return {"offered_rate": rate, "achieved_rate": round(len(fired) / seconds, 1), "tables": len(tables),
             "scheduled": scheduled, "fired": len(fired), "missed": missed,
-            "fire_lag_p99_ms": ms(percentile(lags, 0.99)) if lags else None, "stalled_tables": stalled, **figures}
+            "fire_lag_p99_ms": ms(percentile(lags, 0.99)) if lags else None, "stalled_tables": stalled,
+            **window.figures(fired, seconds)}
+
+
+def overloaded(row: dict[str, Any]) -> bool:
+    p99 = row["ack_p99_ms"]
+    return p99 is None or p99 >= OVERLOADED_P99_MS or row["answered"] < row["scheduled"] / 2
 
 
 def rate_ok(row: dict[str, Any]) -> bool:
@@ -362,59 +409,50 @@ def rate_ok(row: dict[str, Any]) -> bool:
             and row["fired"] >= ENOUGH_OF_OFFERED * row["scheduled"])
 
 
-async def open_loop(world: World, rates: Sequence[float], seconds: float, warmup: float, table_gap: float,
-                    arrivals: str, seed: int) -> dict[str, Any]:
-    rng = random.Random(seed)
-    rows = []
+async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: float) -> dict[str, Any]:
+    """Each rate on a fresh fake, bot and database, so an overload can't spill into the next rate."""
+    rng = random.Random(args.seed)
+    rows: list[dict[str, Any]] = []
     for rate in rates:
-        tables = world.tables[:tables_for(rate, table_gap)]
-        await prepare(tables)
-        rows.append(await offer(world, tables, rate, seconds, warmup, arrivals, rng))
-    passing = [row["offered_rate"] for row in rows if rate_ok(row)]
-    return {"rows": rows, "max_rate_p99_under_100ms": max(passing) if passing else None,
-            "errors": sum(row["errors"] for row in rows)}
-
-
-def tables_for(rate: float, table_gap: float) -> int:
-    return max(1, math.ceil(rate * table_gap))
+        if rows and overloaded(rows[-1]) and not args.all_rates:
+            rows.append({"offered_rate": rate, "skipped": f"{rows[-1]['offered_rate']:g}/s was already overloaded"})
+            continue
+        tables = max(1, math.ceil(rate * args.table_gap))
+        async with running(args.config, tables, args.synchronous, args.log) as world:
+            await prepare(world.tables, rng)
+            row = await offer(world, rate, seconds, args.warmup, args.arrivals, rng)
+        row = {**row, **world_figures(world), "errors": row["errors"] + len(world.log_errors)}
+        rows.append(row)
+    passing = [row["offered_rate"] for row in rows if "skipped" not in row and rate_ok(row)]
+    return {"rates": list(rates), "arrivals": args.arrivals, "table_gap_s": args.table_gap,
+            "warmup_s": args.warmup, "seconds_per_rate": seconds, "rows": rows,
+            "max_rate_p99_under_100ms": max(passing) if passing else None,
+            "errors": sum(row.get("errors", 0) for row in rows)}
 
 
 # ------------------------------------------------------------------------------ the run
 async def main(args: argparse.Namespace) -> dict[str, Any]:
     rates = [args.rate] if args.rate else [float(r) for r in args.sweep.split(",")] if args.sweep else []
-    mode = "open" if rates else "closed"
     seconds = args.seconds or (30.0 if rates else 60.0)
-    table_count = max(tables_for(r, args.table_gap) for r in rates) if rates else args.games
     load_before = os.getloadavg()[0]
-    async with running(args.config, table_count, args.synchronous, args.log) as world:
-        if rates:
-            results = await open_loop(world, rates, seconds, args.warmup, args.table_gap, args.arrivals, args.seed)
-        else:
-            results = await closed_loop(world, seconds)
-    log_errors = world.log_errors
-    results["errors"] += len(log_errors)
+    if args.log is not None:
+        args.log.write_text("")
     figures: dict[str, Any] = {
-        "bench": "load", "config": args.config, "mode": mode, "database": world.database,
-        "bot_processes": len(world.bots), "refresh_interval_s": float(REFRESH_INTERVAL),
+        "bench": "load", "config": args.config, "mode": "open" if rates else "closed",
+        "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": float(REFRESH_INTERVAL),
     }
     if rates:
-        figures.update({"rates": rates, "arrivals": args.arrivals, "table_gap_s": args.table_gap,
-                        "warmup_s": args.warmup, "seconds_per_rate": seconds})
-    else:
-        figures.update({"games_at_once": len(world.tables), "users": PLAYERS * len(world.tables)})
-    figures.update({
-        "moves": world.tally.moves, "games_started": world.tally.games_started,
-        "games_finished": world.tally.games_finished, **results,
-        "bot_log_errors": [line[:300] for line in log_errors[:10]],
-        "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2)},
-        "targets": {"ack_p99_ms": TARGET_P99_MS, "ack_max_s": 3, "errors": 0,
-                    "pg_2shards_over_pg_1": 1.6},
-    })
-    if rates:
+        results = await open_loop(args, rates, seconds)
         figures["targets_met"] = results["max_rate_p99_under_100ms"] is not None and results["errors"] == 0
     else:
+        results = await closed_loop(args, seconds)
         figures["targets_met"] = bool(results["answered"] and results["ack_p99_ms"] < TARGET_P99_MS
                                       and results["acks_over_3s"] == 0 and results["errors"] == 0)
+    figures.update({
+        **results,
+        "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2)},
+        "targets": {"ack_p99_ms": TARGET_P99_MS, "ack_max_s": 3, "errors": 0, "pg_2shards_over_pg_1": 1.6},
+    })
     return figures
 
 
@@ -429,7 +467,9 @@ def parse_args() -> argparse.Namespace:
                         help="open loop: mean seconds between one table's interactions; tables = rate × gap (3)")
     parser.add_argument("--arrivals", choices=("poisson", "even"), default="poisson", help="open loop schedule")
     parser.add_argument("--warmup", type=float, default=5.0, help="open loop: unmeasured seconds before each rate")
-    parser.add_argument("--seed", type=int, default=1, help="open loop: seed of the Poisson arrivals")
+    parser.add_argument("--seed", type=int, default=1, help="open loop: seed of the arrivals and the stagger")
+    parser.add_argument("--all-rates", action="store_true",
+                        help="sweep: run every rate, even after one with p99 over 3 s")
     parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
                         help="sqlite-1: the database's durability (DATABASE_URL ?synchronous=)")
     parser.add_argument("--log", type=Path, help="also write the bots' logs to this file")
@@ -449,6 +489,9 @@ async def run_until_stopped(args: argparse.Namespace) -> dict[str, Any]:
 
 if __name__ == "__main__":
     arguments = parse_args()
+    # An overloaded bot answers late, and the fake logs each refusal: they are counted in the figures,
+    # with the first ten shown, rather than printed by the thousand.
+    logging.getLogger("tests.fake_discord").setLevel(logging.ERROR)
     try:
         # The fake and the players share one event loop; uvloop keeps their own queueing out of the figures.
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:

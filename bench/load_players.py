@@ -9,6 +9,7 @@ picks a ready table for each arrival).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -19,6 +20,7 @@ from tests.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMe
 GENERIC_FAILURE = "Something went wrong"
 NOTICE = "⚠️"  # a refusal shown on a panel
 GAME_OVER = "The game is over."
+LOST_AFTER = 5.0  # seconds: an interaction unanswered this long failed for its player (Discord allows 3)
 COMMAND_EVERY = 4  # one move in four by `/spades bid` or `/spades play`; the rest are panel clicks
 GAME_OPTIONS = {"target": 50, "mercy": 50}  # short games: a nil makes or loses 100, so about one hand
 KINDS = {"table": "My hand", "lobby": "lobby", "bid": "bid", "card": "card", "reveal": "reveal",
@@ -149,13 +151,17 @@ class Table:
 
     # ------------------------------------------------------------------ deciding
     def next_step(self) -> Step | None:
-        """The next interaction, once the last one is answered and the bot shows something to act on."""
+        """The next interaction, once the last one is answered (or failed) and the bot shows
+        something to act on."""
         if self.pending is not None:
             inter, step = self.pending
             if inter.response is None:
-                return None
-            self.pending = None
-            self._judge(inter, step)
+                if time.monotonic() - inter.dispatched_at < LOST_AFTER:
+                    return None
+                self.pending = None  # "This interaction failed": the player looks at what is shown again
+            else:
+                self.pending = None
+                self._judge(inter, step)
         if self.broken:
             return None
         return self._decide()
@@ -312,7 +318,7 @@ class Table:
         return None
 
     def _joined_by_click(self, inter: FakeInteraction, answer: FakeMessage) -> None:
-        if self.users[1].global_name not in answer.content:
+        if f"{self.users[1].global_name}" not in answer.content:
             return self._wrong(inter, answer)
         self.seated = 2
         return None
@@ -358,12 +364,20 @@ class Table:
             self.tally.oops(f"{self.channel.name}: reveal: {answer.text}")
 
 
+def check_stalled(table: Table, stall: float) -> None:
+    """A table with nothing answered for `stall` seconds is stuck: it stops, and says so."""
+    if not table.broken and time.monotonic() - table.last_progress > stall:
+        table.tally.oops(f"{table.channel.name}: nothing answered for {stall:.0f}s in phase {table.phase}")
+        table.broken = True
+
+
 async def play_closed(table: Table, deadline: float, stall: float = 20.0,
                       until: Callable[[], bool] = lambda: False) -> None:
     """Closed loop: act as soon as the last answer is in and a panel shows a turn, until `deadline`
     (or `until()`)."""
     changed = asyncio.Event()
     table.on_change = changed.set
+    table.last_progress = time.monotonic()
     while time.monotonic() < deadline and not table.broken:
         step = table.next_step()
         if until():
@@ -372,10 +386,7 @@ async def play_closed(table: Table, deadline: float, stall: float = 20.0,
             await table.fire(step)
             continue
         changed.clear()
-        try:
-            await asyncio.wait_for(changed.wait(), min(stall, max(0.01, deadline - time.monotonic())))
-        except TimeoutError:
-            if time.monotonic() - table.last_progress > stall:
-                table.tally.oops(f"{table.channel.name}: nothing to do for {stall:.0f}s in phase {table.phase}")
-                table.broken = True
+        with contextlib.suppress(TimeoutError):  # a second at most: a lost answer shows only with time
+            await asyncio.wait_for(changed.wait(), min(1.0, max(0.01, deadline - time.monotonic())))
+        check_stalled(table, stall)
     table.on_change = lambda: None

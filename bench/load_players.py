@@ -123,8 +123,8 @@ class Table:
         the driver on the loop's next turn (once, however many changes come before it)."""
         if not msg.ephemeral and self.game_id:
             for custom_id in msg.custom_ids():
-                if custom_id == f"spades:table:{self.game_id}:hand":
-                    self.table_message = msg
+                if custom_id == f"spades:table:{self.game_id}:hand" and f"-# game {self.game_id}" in msg.text:
+                    self.table_message = msg  # the table, not a turn mention (deleted once the turn passes)
                 elif custom_id.startswith("spades:rematch:"):  # it may come before the panels say so
                     self.over_posts[custom_id.split(":")[2]] = msg
         if not self._poke_due:

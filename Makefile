@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint typecheck unit bench selfplay play clean
+.PHONY: run test lint typecheck unit bench selfplay play pictures clean
 
 $(STAMP): pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ lint: $(STAMP)
 	$(BIN)/ruff check bot tests bench
 
 typecheck: $(STAMP)
-	$(BIN)/mypy bot
+	$(BIN)/mypy bot tests bench
 	$(BIN)/mypy --strict bot/engine
 
 unit: $(STAMP)
@@ -36,6 +36,9 @@ selfplay: $(STAMP)
 
 play: $(STAMP)
 	$(BIN)/python -m bot play
+
+pictures: $(STAMP)
+	$(BIN)/python -m tests.e2e.pictures docs/images
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

@@ -60,9 +60,13 @@ class Config:
         if not token:
             raise ConfigError("DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example).")
         shard_count, shard_ids = _shards(env)
+        database_url = env.get("DATABASE_URL", "").strip() or "sqlite:///spades.db"
+        if shard_count is not None and shard_ids != tuple(range(shard_count)) and database_url.startswith("sqlite"):
+            raise ConfigError("SHARD_IDS serving only some shards needs PostgreSQL (DATABASE_URL=postgresql://…): "
+                              "a SQLite file serves one process.")
         return cls(
             token=token,
-            database_url=env.get("DATABASE_URL", "").strip() or "sqlite:///spades.db",
+            database_url=database_url,
             dev_guild_id=_whole(env, "DEV_GUILD_ID", None, 1, 2**63),
             bot_move_delay=_seconds(env, "BOT_MOVE_DELAY", 1.0, 0, 60),
             turn_timeout=_seconds(env, "TURN_TIMEOUT", 120.0, 1, 3600),
@@ -77,12 +81,6 @@ class Config:
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
         )
-
-    def owns_guild(self, guild_id: int) -> bool:
-        """Whether this process serves the guild: Discord puts it on shard (id >> 22) % count."""
-        if self.shard_count is None or self.shard_ids is None:
-            return True
-        return (guild_id >> 22) % self.shard_count in self.shard_ids
 
 
 def _seconds(env: Mapping[str, str], key: str, default: float, low: float, high: float) -> float:

@@ -25,7 +25,7 @@ from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
 from bot.service import GameService
-from bot.store import Store, StoreError, open_store
+from bot.store import ShardSet, Store, StoreError, open_store
 
 log = logging.getLogger("bot")
 
@@ -44,6 +44,13 @@ def point_discord_at(api_base: str | None, gateway_url: str | None) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
 
 
+def shard_set(config: Config) -> ShardSet | None:
+    """The servers this process serves: Discord puts a server on shard (id >> 22) % count."""
+    if config.shard_count is None or config.shard_ids is None:
+        return None
+    return ShardSet(config.shard_count, frozenset(config.shard_ids))
+
+
 def build_client(config: Config, store: Store, runner: DecisionRunner) -> SpadesBot:
     """Wire the pieces: the client's publisher is the service's listener."""
     client: SpadesBot
@@ -59,7 +66,7 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
         bot_move_delay=config.bot_move_delay, turn_timeout=config.turn_timeout,
         hand_pause=config.hand_pause, lobby_timeout=config.lobby_timeout,
         rng=random.Random(config.game_seed) if config.game_seed is not None else None,
-        owns_guild=config.owns_guild,
+        shards=shard_set(config),
     )
     client.attach(service)
     return client
@@ -67,6 +74,13 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
 
 async def _serve(config: Config) -> None:
     store = await open_store(config.database_url)
+    shards = shard_set(config)
+    if shards is not None:
+        try:
+            await store.claim_shards(shards)  # two processes must never serve the same shard
+        except StoreError:
+            await store.close()
+            raise
     runner = DecisionRunner()  # hard players search in a process pool, off the event loop
     try:
         client = build_client(config, store, runner)

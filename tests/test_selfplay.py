@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -14,10 +15,11 @@ from bot.engine import Game, Mode, Rules, parse_card
 from tests.record_check import check_record
 
 
-def run_cli(capsys, *args: str) -> dict:
+def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
     assert main(["selfplay", *args]) == 0
     lines = capsys.readouterr().out.strip().splitlines()
-    return json.loads(lines[-1])
+    summary: dict[str, Any] = json.loads(lines[-1])
+    return summary
 
 
 def run_process(*args: str) -> subprocess.CompletedProcess[str]:
@@ -26,7 +28,7 @@ def run_process(*args: str) -> subprocess.CompletedProcess[str]:
                           stdin=subprocess.DEVNULL)
 
 
-def replay(record: dict) -> Game:
+def replay(record: dict[str, Any]) -> Game:
     """Rebuild a game from its spades-record/1 document alone, through the engine's checked actions."""
     names = [p["name"] for p in record["players"]]
     game = Game(record["game_id"], Mode.parse(record["mode"]), Rules.from_options(record["rules"]), 0,
@@ -41,7 +43,8 @@ def replay(record: dict) -> Game:
         for trick in hand["tricks"]:
             for seat, card in trick["plays"]:
                 game.play(seat, parse_card(card))
-        assert list(game.hand_logs[-1].result.scores) == hand["result"]["scores"]
+        result = game.hand_logs[-1].result
+        assert result is not None and list(result.scores) == hand["result"]["scores"]
     return game
 
 

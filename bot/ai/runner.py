@@ -39,7 +39,7 @@ class DecisionRunner:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # "spawn": the service has threads (discord.py, aiosqlite), which fork must not copy.
+            # "spawn": the service has threads (discord.py, the store's reader and fsync), which fork must not copy.
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
 

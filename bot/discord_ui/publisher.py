@@ -29,6 +29,7 @@ import discord
 from bot.discord_ui import render
 from bot.discord_ui.chart import score_chart_png
 from bot.discord_ui.views import (
+    closed_panel_view,
     hand_button_view,
     lobby_view,
     panel_view,
@@ -61,7 +62,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
-PANEL_TOKEN_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
+PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
+PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
+                "Press **My hand** on the table for a fresh one.")
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 DM_CLOSED = 50007
@@ -73,6 +76,10 @@ TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutErr
 
 class Repost:
     """`/spades table`: show the table (or a lobby) again at the bottom of the channel."""
+
+
+class Wake:
+    """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again."""
 
 
 @dataclass
@@ -96,7 +103,7 @@ class DirectMessage:
 class Desk:
     """One game's publishing state."""
 
-    queue: asyncio.Queue[tuple[LiveGame, Change | Repost]] = field(default_factory=asyncio.Queue)
+    queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     last_refresh: float = 0.0
     table_id: int | None = None  # the table message this worker last knew of
@@ -113,8 +120,9 @@ class Desk:
 
 class Publisher:
     def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0,
-                 channel_lost_timeout: float = 600.0) -> None:
+                 channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE) -> None:
         self.client = client
+        self.panel_life = panel_life
         self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
         self.channel_lost_timeout = channel_lost_timeout
@@ -128,7 +136,7 @@ class Publisher:
         return self.service
 
     # The service calls this with the game's lock held: only enqueue, never wait.
-    def publish(self, live: LiveGame, changes: Sequence[Change | Repost]) -> None:
+    def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
         desk = self._desks.get(live.game_id)
         if desk is None:
             desk = self._desks[live.game_id] = Desk()
@@ -152,6 +160,7 @@ class Publisher:
             desk = self._desks[live.game_id]
         old = desk.panels.get(user_id)
         desk.panels[user_id] = Panel(interaction, time.monotonic(), token)
+        desk.queue.put_nowait((live, Wake()))
         same_message = (old is not None and interaction.message is not None
                         and old.interaction.message is not None
                         and interaction.message.id == old.interaction.message.id)
@@ -190,7 +199,11 @@ class Publisher:
 
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
-            live, item = await desk.queue.get()
+            try:
+                live, item = await asyncio.wait_for(desk.queue.get(), self._until_a_panel_sleeps(desk))
+            except TimeoutError:
+                await self._put_panels_to_sleep(desk)
+                continue
             desk.busy = True
             refresh = repost = False
             while True:
@@ -198,7 +211,7 @@ class Publisher:
                     refresh = repost = True
                 elif isinstance(item, TableChanged):
                     refresh = True
-                else:
+                elif not isinstance(item, Wake):
                     await self._deliver(desk, live, item)
                 if desk.queue.empty() and refresh:  # wait out the interval, taking in what arrives
                     wait = desk.last_refresh + self.refresh_interval - time.monotonic()
@@ -431,9 +444,8 @@ class Publisher:
         for user_id, panel in list(desk.panels.items()):
             if panel.shown_token == live.token and live.active:
                 continue
-            if now - panel.opened > PANEL_TOKEN_LIFE:
-                del desk.panels[user_id]  # its token is spent; the next click or My hand brings it back
-                continue
+            if now - panel.opened >= self.panel_life:
+                continue  # about to sleep: left to _put_panels_to_sleep
             token = live.token  # what the panel shows: the game may move on while it is sent
             try:
                 shown = panel_view(live, self.games.view_for(live, user_id))
@@ -441,6 +453,22 @@ class Publisher:
                 panel.shown_token = token
             except (Refusal, discord.HTTPException, *TRANSIENT):
                 del desk.panels[user_id]
+
+    def _until_a_panel_sleeps(self, desk: Desk) -> float | None:
+        """Seconds until the oldest panel's token runs out (None: no panel to watch)."""
+        if not desk.panels:
+            return None
+        return max(0.0, min(p.opened for p in desk.panels.values()) + self.panel_life - time.monotonic())
+
+    async def _put_panels_to_sleep(self, desk: Desk) -> None:
+        """A panel whose token is about to run out can't be kept current any more: it says so, with
+        nothing left to press, rather than go on looking live. My hand brings a fresh one."""
+        now = time.monotonic()
+        for user_id, panel in list(desk.panels.items()):
+            if now - panel.opened >= self.panel_life:
+                del desk.panels[user_id]
+                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))
 
     async def _refresh_dms(self, desk: Desk, live: LiveGame) -> None:
         game = live.game

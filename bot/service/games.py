@@ -58,6 +58,7 @@ from bot.service.errors import Refusal, SaveFailed
 from bot.service.inputs import parse_bid, parse_whole_number
 from bot.service.live import LiveGame
 from bot.store import (
+    ChannelBusyError,
     Deadline,
     FinishOutcome,
     GameStateError,
@@ -69,6 +70,7 @@ from bot.store import (
     Recovery,
     Seat,
     SeatResult,
+    ShardSet,
     Store,
     StoreError,
 )
@@ -157,7 +159,7 @@ class GameService:
         hand_pause: float = 0.0,
         takeover_level: str = "normal",
         rng: random.Random | None = None,
-        owns_guild: Callable[[int], bool] | None = None,
+        shards: ShardSet | None = None,
     ) -> None:
         self.store = store
         self._listener = listener
@@ -169,7 +171,7 @@ class GameService:
         self.hand_pause = hand_pause  # seconds the last trick of a hand stays up before the next deal
         self._takeover_level = takeover_level if takeover_level in BOT_LEVELS else "random"
         self._rng = rng  # seeded: game ids and deals follow from it (tests); None: unpredictable
-        self._owns_guild = owns_guild or (lambda guild_id: True)
+        self._shards = shards  # the servers this process serves (None: all)
         self._channels: dict[int, LiveGame] = {}
         self._games: dict[str, LiveGame] = {}
         self._create_locks: dict[int, asyncio.Lock] = {}  # per channel: one game per channel
@@ -178,11 +180,10 @@ class GameService:
     async def recover(self) -> Recovery:
         """Load every unfinished game of this process's servers and carry on where each stopped:
         first what it still owed Discord, then its next step (a deal, a finish, a timer)."""
-        recovery = await self.store.recover()
+        recovery = await self.store.recover(self._shards)
         owed: dict[str, list[PendingPost]] = defaultdict(list)
-        for post in await self.store.pending_posts():
-            if self._owns_guild(post.guild_id):
-                owed[post.game_id].append(post)
+        for post in await self.store.pending_posts(self._shards):
+            owed[post.game_id].append(post)
         bot_wide = await self.store.get_settings(BOT_WIDE)
         refresh_tables = not bot_wide.get("clean_stop", False)
         if "clean_stop" in bot_wide:
@@ -190,8 +191,6 @@ class GameService:
         for damaged in recovery.damaged:
             log.error("game %s can't be replayed and was set aside: %s", damaged.game_id, damaged.reason)
         for stored in recovery.games:
-            if not self._owns_guild(stored.info.guild_id):
-                continue
             live = LiveGame.from_info(stored.info, stored.game, self.turn_timeout)
             await self._apply_server_settings(live)
             self._register(live)
@@ -232,7 +231,7 @@ class GameService:
             return
         try:
             outcome = await self._finish(live) if game.is_over else None
-            changes = [await self._change_of(live, post, outcome) for post in owed]
+            changes = await self._changes_of(live, owed, outcome)
             if changes or refresh_table:
                 self._listener.publish(live, [*changes, TableChanged()])
             if not live.active:
@@ -258,7 +257,20 @@ class GameService:
         self._arm(live, saved.deadline)
         self._arm_ping(live)
 
-    async def _change_of(self, live: LiveGame, post: PendingPost, outcome: FinishOutcome | None) -> Change:
+    async def _changes_of(self, live: LiveGame, posts: Sequence[PendingPost], outcome: FinishOutcome | None,
+                          ) -> list[Change]:
+        """The changes saved posts stand for; a post this version doesn't know is dropped, once."""
+        changes: list[Change] = []
+        for post in posts:
+            change = await self._change_of(live, post, outcome)
+            if change is None:
+                log.error("game %s: dropping an owed %r post it can't rebuild", live.game_id, post.kind)
+                await self.delivered(post.post_id)
+            else:
+                changes.append(change)
+        return changes
+
+    async def _change_of(self, live: LiveGame, post: PendingPost, outcome: FinishOutcome | None) -> Change | None:
         """Rebuild the change a saved post stands for, from the game as it is now."""
         game = live.game
         number = int(post.payload.get("hand", 0))
@@ -271,7 +283,9 @@ class GameService:
             if outcome is None:  # finished before the stop: this answers what finishing did
                 outcome = await self.store.finish_game(live.game_id, self.results(live))
             return GameOver(outcome, post.post_id)
-        return GameCancelled(str(post.payload.get("reason", "")), post.post_id)
+        if post.kind == "cancelled":
+            return GameCancelled(str(post.payload.get("reason", "")), post.post_id)
+        return None
 
     async def _deliver_ended(self, game_id: str, posts: Sequence[PendingPost]) -> None:
         try:
@@ -280,7 +294,7 @@ class GameService:
                 await self.store.posts_delivered([p.post_id for p in posts])
                 return
             live = LiveGame.from_info(stored.info, stored.game, self.turn_timeout)
-            changes = [await self._change_of(live, post, None) for post in posts]
+            changes = await self._changes_of(live, posts, None)
         except StoreError:
             log.exception("game %s: what it still owed Discord couldn't be read; it stays owed", game_id)
             return
@@ -428,7 +442,9 @@ class GameService:
                             rules=rules.to_dict(), host_id=host_id, seats=seats,
                         )
                         break
-                    except GameStateError:
+                    except ChannelBusyError:  # another process opened one here (it can't, if sharded right)
+                        raise Refusal("There's already a game in this channel. Use /spades table to see it.") from None
+                    except GameStateError:  # the random id was taken: draw another
                         continue
                 else:  # pragma: no cover - five random 32-bit collisions
                     raise Refusal("Couldn't open a lobby just now; please try again.")

@@ -1,15 +1,16 @@
 """Durable state: games that survive any crash, per-server leaderboards and skill ratings.
 
 The game and Discord code use only `Store` (opened with `open_store`) and the values in
-`bot.store.models`; SQL stays inside the backend, so another backend can be added behind the same
-interface.
+`bot.store.models`; SQL stays inside the store. `DATABASE_URL` picks the backend: `sqlite:///path`
+(one bot process) or `postgresql://user:password@host/database` (several, each serving its own
+`ShardSet`). Both run the same queries (`bot.store.sql`) and the same migrations, numbered alike.
 
 Every failure is a `StoreError` (see `bot.store.errors`): `StoreUnavailable` when the database
-can't be used right now (nothing was saved), `DatabaseGone` once its file was deleted or replaced,
-and at start-up `DatabaseUrlError`, `DatabaseInUseError`, `SchemaTooNewError` or a plain
-`StoreError` (a damaged file, a SQLite too old), each with one line an operator can act on.
-Posts owed to Discord are kept in the transaction of the write that owes them (`Post`,
-`pending_posts`, `posts_delivered`): the outbox.
+can't be used right now (nothing was saved), `DatabaseGone` once a SQLite file was deleted or
+replaced, and at start-up `DatabaseUrlError`, `DatabaseInUseError`, `SchemaTooNewError`,
+`ShardInUseError` or a plain `StoreError` (a damaged file, a SQLite too old, a wrong password),
+each with one line an operator can act on. Posts owed to Discord are kept in the transaction of
+the write that owes them (`Post`, `pending_posts`, `posts_delivered`): the outbox.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from urllib.parse import parse_qsl
 
 from bot.store.base import Store
 from bot.store.errors import (
+    ChannelBusyError,
     DamagedGameError,
     DatabaseGone,
     DatabaseInUseError,
@@ -29,6 +31,7 @@ from bot.store.errors import (
     GameNotFoundError,
     GameStateError,
     SchemaTooNewError,
+    ShardInUseError,
     StoreError,
     StoreUnavailable,
 )
@@ -50,18 +53,17 @@ from bot.store.models import (
     Recovery,
     Seat,
     SeatResult,
+    ShardSet,
     StoredGame,
     Unchanged,
     player_key,
 )
+from bot.store.postgresql import PostgresStore
 from bot.store.sqlite import SqliteStore, Synchronous
 
 DEFAULT_DATABASE_URL = "sqlite:///spades.db"
 _SQLITE_PREFIX = "sqlite:///"
-POSTGRESQL_NOT_YET = (
-    "DATABASE_URL names a PostgreSQL database, but PostgreSQL support isn't available yet; "
-    "use sqlite:///path/to/file.db for now"
-)
+_POSTGRESQL_SCHEMES = ("postgresql", "postgres")
 
 
 def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
@@ -71,9 +73,10 @@ def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
     """
     if not database_url.startswith(_SQLITE_PREFIX):
         scheme = database_url.split(":", 1)[0]
-        if scheme in ("postgresql", "postgres"):
-            raise DatabaseUrlError(POSTGRESQL_NOT_YET)
-        raise DatabaseUrlError(f"DATABASE_URL scheme {scheme!r} is not supported; use sqlite:///path/to/file.db")
+        raise DatabaseUrlError(
+            f"DATABASE_URL scheme {scheme!r} is not supported; use sqlite:///path/to/file.db"
+            " or postgresql://user:password@host/database"
+        )
     path, _, query = database_url.removeprefix(_SQLITE_PREFIX).partition("?")
     if not path or path == ":memory:":
         raise DatabaseUrlError("DATABASE_URL must name a database file, e.g. sqlite:///spades.db")
@@ -86,6 +89,8 @@ def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
 
 async def open_store(database_url: str = DEFAULT_DATABASE_URL) -> Store:
     """Open (creating and migrating as needed) the database that `database_url` names."""
+    if database_url.split("://", 1)[0] in _POSTGRESQL_SCHEMES:
+        return await PostgresStore.open(database_url)
     path, synchronous = parse_sqlite_url(database_url)
     return await SqliteStore.open(path, synchronous=synchronous)
 
@@ -93,6 +98,7 @@ async def open_store(database_url: str = DEFAULT_DATABASE_URL) -> Store:
 __all__ = [
     "DEFAULT_DATABASE_URL",
     "UNCHANGED",
+    "ChannelBusyError",
     "DamagedGame",
     "DamagedGameError",
     "DatabaseGone",
@@ -114,11 +120,14 @@ __all__ = [
     "PendingPost",
     "PlayerStats",
     "Post",
+    "PostgresStore",
     "RatingChange",
     "Recovery",
     "SchemaTooNewError",
     "Seat",
     "SeatResult",
+    "ShardInUseError",
+    "ShardSet",
     "SqliteStore",
     "Store",
     "StoreError",

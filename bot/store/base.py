@@ -1,8 +1,10 @@
 """The one async interface the service and Discord layers use; each backend implements it.
 
+Two backends implement it over the same SQL (`bot.store.sqlite`, `bot.store.postgresql`).
+
 Errors: every method raises only `StoreError` subclasses for anything the database, its driver or
 the operating system does (`StoreUnavailable` when it can't be used right now, `DatabaseGone` once
-its file was deleted or replaced), and `ValueError`/`TypeError` for the caller's own mistakes; a
+a SQLite file was deleted or replaced), and `ValueError`/`TypeError` for the caller's own mistakes; a
 write that raises has saved nothing (see `bot.store.errors`).
 
 The outbox: a write that owes posts to Discord (a hand summary, new deals, the game-over post…)
@@ -30,6 +32,7 @@ from bot.store.models import (
     Recovery,
     Seat,
     SeatResult,
+    ShardSet,
     StoredGame,
     Unchanged,
 )
@@ -39,7 +42,11 @@ class Store(Protocol):
     """Durable state: every method that writes has committed before it returns."""
 
     async def close(self) -> None:
-        """Release the database; the store is unusable afterwards."""
+        """Release the database (and any shards claimed); the store is unusable afterwards."""
+
+    async def claim_shards(self, shards: ShardSet) -> None:
+        """Serve these shards for as long as the store is open: raises ShardInUseError, claiming
+        none, if another bot process serves any of them. (SQLite serves one process anyway.)"""
 
     # -- a game's life: lobby -> playing -> finished | cancelled --------------------------------
 
@@ -54,7 +61,8 @@ class Store(Protocol):
         host_id: int | None,
         seats: Sequence[Seat] = (),
     ) -> GameInfo:
-        """Open a lobby. Raises GameStateError if the id is taken."""
+        """Open a lobby. Raises ChannelBusyError if the channel has a lobby or game in play already,
+        GameStateError if the id is taken."""
 
     async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:
         """Replace who sits where (joins and leaves in the lobby, a computer player taking over later)."""
@@ -108,8 +116,9 @@ class Store(Protocol):
         """Keep posts owed by something that saved nothing else (a table refresh, say), in any status;
         their ids."""
 
-    async def pending_posts(self) -> list[PendingPost]:
-        """Every post not yet reported delivered, oldest first, whatever its game's status."""
+    async def pending_posts(self, shards: ShardSet | None = None) -> list[PendingPost]:
+        """Every post not yet reported delivered (of games on `shards`, if given), whatever its
+        game's status; a game's posts in the order they were saved."""
 
     async def posts_delivered(self, post_ids: Sequence[int]) -> None:
         """Forget these posts; ids already forgotten or never known are ignored."""
@@ -122,8 +131,9 @@ class Store(Protocol):
     async def load_game(self, game_id: str) -> StoredGame | None:
         """A game rebuilt from its events. Raises DamagedGameError if its rows cannot be replayed."""
 
-    async def recover(self) -> Recovery:
-        """Every unfinished game rebuilt for start-up; unreadable ones are reported, not raised.
+    async def recover(self, shards: ShardSet | None = None) -> Recovery:
+        """Every unfinished game (on `shards`, if given) rebuilt for start-up; unreadable ones are
+        reported, not raised.
 
         A playing game may already be over (the process stopped between its last event and
         `finish_game`); the caller finishes it.

@@ -25,11 +25,16 @@ class DatabaseInUseError(StoreError):
     """Another process has the database open; SQLite serves one bot process at a time."""
 
 
+class ShardInUseError(StoreError):
+    """Another bot process already serves one of the shards this one was asked to serve."""
+
+
 class StoreUnavailable(StoreError):
     """The database can't be written (or read) right now: locked by another process, disk full, an
-    I/O error. Nothing was saved (except when only syncing the log to disk failed: the message then
-    says the save is made but may not survive a power cut). The same store works again once the
-    cause is gone."""
+    I/O error, a database server that is down or unreachable. Nothing was saved (except when only
+    syncing SQLite's log to disk failed, or the connection to PostgreSQL was lost during the commit
+    itself: the message then says the save may have been made). The same store works again once
+    the cause is gone."""
 
 
 class DatabaseGone(StoreError):
@@ -43,6 +48,11 @@ class GameNotFoundError(StoreError):
 
 class GameStateError(StoreError):
     """The game's status does not allow this write (e.g. an event after the game ended)."""
+
+
+class ChannelBusyError(GameStateError):
+    """The channel already has a lobby or a game in play: one active game per channel, enforced by
+    the database itself, so two processes can't both open one."""
 
 
 class EventSequenceError(StoreError):

@@ -23,6 +23,22 @@ def player_key(user_id: int | None = None, bot_level: str | None = None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class ShardSet:
+    """The Discord shards one bot process serves, out of `count`: a guild is on shard
+    `(guild_id >> 22) % count`, Discord's own rule, so the store can pick a process's games in SQL."""
+
+    count: int
+    ids: frozenset[int]
+
+    def __post_init__(self) -> None:
+        if self.count < 1 or not self.ids or not all(0 <= shard < self.count for shard in self.ids):
+            raise ValueError(f"shards {sorted(self.ids)} of {self.count}: give at least one, each below {self.count}")
+
+    def owns(self, guild_id: int) -> bool:
+        return (guild_id >> 22) % self.count in self.ids
+
+
+@dataclass(frozen=True, slots=True)
 class Seat:
     """Who sits in a seat: a Discord user, or a computer player of some level."""
 

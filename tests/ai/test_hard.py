@@ -48,7 +48,9 @@ def test_exact_search_matches_playing_its_line_through_the_engine():
         game.play(seat, best)
         state.play(best)
     assert scorer.rewards(state) == values
-    points = game.hand_logs[-1].result.hand_points
+    result = game.hand_logs[-1].result
+    assert result is not None
+    points = result.hand_points
     assert values[0] == points[0] - max(points[1], points[2])
 
 

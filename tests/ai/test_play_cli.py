@@ -7,6 +7,7 @@ import io
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 
 import pytest
 
@@ -18,7 +19,8 @@ from tests.engine.helpers import deal, new_game
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
-def scripted(answers: list[str], prompts: list[str] | None = None, stop_after: int | None = None):
+def scripted(answers: list[str], prompts: list[str] | None = None,
+             stop_after: int | None = None) -> Callable[[str], str]:
     """Answers the prompts: first the queued answers, then a bid of 2 and the first legal card.
     With ``stop_after``, input ends (EOF) after that many prompts."""
 
@@ -44,7 +46,7 @@ def scripted(answers: list[str], prompts: list[str] | None = None, stop_after: i
     return read
 
 
-def args(**overrides) -> argparse.Namespace:
+def args(**overrides: object) -> argparse.Namespace:
     values = {"mode": "cutthroat", "players": ("easy", "normal"), "name": "Ann", "seat": 0, "seed": 8,
               "budget": "2it", "rule": ["target=100", "mercy=100"]}
     values.update(overrides)
@@ -93,6 +95,7 @@ def test_a_whole_game_reads_like_a_table():
     for hand in game.hand_logs:
         at = lines.index(f"Hand {hand.number} scored:")
         result = hand.result
+        assert result is not None
         bids = {b.seat: b for b in hand.bids}
         for seat, row in enumerate(lines[at + 1:at + 4]):
             words = row.split()

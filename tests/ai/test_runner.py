@@ -10,11 +10,11 @@ import pytest
 
 from bot.ai import LEVELS
 from bot.ai.runner import DecisionRunner
-from bot.engine import Phase, Rules
+from bot.engine import Game, Phase, Rules, SeatView
 from tests.ai.conftest import random_positions
 
 
-def a_position(forced: bool):
+def a_position(forced: bool) -> tuple[Game, SeatView]:
     for game, view in random_positions("cutthroat", Rules(), seed=21):
         if view.phase is Phase.PLAYING and (len(view.legal_cards) == 1) == forced:
             return game, view

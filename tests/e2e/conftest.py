@@ -94,13 +94,14 @@ class Turn:
 class Spades:
     """A server with the bot in it, and helpers that act as its members."""
 
-    def __init__(self, fake: FakeDiscord, runner: BotRunner, db_path: Path) -> None:
+    def __init__(self, fake: FakeDiscord, runner: BotRunner, db_path: Path, *, shard: int | None = None,
+                 shard_count: int | None = None) -> None:
         self.fake = fake
         self.runner = runner
         self.db_path = db_path
         self.bot: BotProcess | None = None
         self.owner = fake.create_user("Owner")
-        self.guild: FakeGuild = fake.create_guild("Spades Club", self.owner)
+        self.guild: FakeGuild = fake.create_guild("Spades Club", self.owner, shard=shard, shard_count=shard_count)
         self.clicks = 0
 
     def member(self, name: str) -> FakeUser:
@@ -279,7 +280,7 @@ class Table:
         """The bids offered on a panel, as typed ("nil", "blind nil", "4"), to their custom ids."""
         prefix = f"spades:bid:{self.game_id}:"
         words = {"Blind nil": "blind nil", "Nil": "nil"}
-        return {words.get(b["label"], b["label"]): b["custom_id"] for b in panel.buttons()
+        return {words.get(str(b["label"]), str(b["label"])): b["custom_id"] for b in panel.buttons()
                 if b.get("custom_id", "").startswith(prefix) and not b.get("disabled")}
 
     def over(self) -> bool:
@@ -306,7 +307,7 @@ class Table:
 
         found = await self.fake.wait_until(check, timeout, "a player's turn",
                                            lambda: "\n".join(p.text for p in self.panels.values()))
-        return None if found == "over" else found
+        return found if isinstance(found, Turn) else None
 
     # ----------------------------------------------------------------- acting
     def next_style(self) -> Style:

@@ -45,8 +45,8 @@ async def test_blind_nil_hides_the_cards_until_the_player_chooses(spades: Spades
     assert await spades.click(first, panel, f"spades:bid:{game}:blind") is panel
     assert "You: bid blind nil" in panel.text and shows_cards(panel)
     table.moves.append(Move(table.seat_of(first), "bid", "blind nil", "panel"))
-    dm = next(m for m in spades.fake.dm_channels[first.id].messages.values() if "**Your hand** · " in m.content)
-    await spades.fake.wait_until(lambda: shows_cards(dm), 5, "the direct message to show the cards")
+    hand_dm = next(m for m in spades.fake.dm_channels[first.id].messages.values() if "**Your hand** · " in m.content)
+    await spades.fake.wait_until(lambda: shows_cards(hand_dm), 5, "the direct message to show the cards")
 
     # The second must choose before bidding; after showing the cards blind nil is gone.
     refused(await spades.command(second, channel, "bid", bid="3"), "First choose: bid blind nil, or show your cards.")

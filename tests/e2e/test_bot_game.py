@@ -10,6 +10,11 @@ async def test_three_players_play_a_whole_game(spades: Spades) -> None:
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
     table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50)
+    rules = await spades.command(bob, channel, "rules")
+    assert rules.ephemeral and "**Cutthroat** — 3 players" in rules.content and "`jokers`" in rules.content
+    assert "nil_tricks_help_partner" not in rules.content and "+10 a trick bid" in rules.content
+    helped = await spades.command(carol, channel, "help")
+    assert helped.ephemeral and "**My hand**" in helped.content and "/spades new" in helped.content
     assert table.lobby is not None and "To **50** points · mercy=50" in table.lobby.content
     assert sorted(table.seat_names) == ["Alice", "Bob", "Carol"]
 

@@ -69,10 +69,13 @@ async def test_setting_mistakes_are_one_clear_line(tmp_path: Path) -> None:
         "BOT_MOVE_DELAY": ("-1", "BOT_MOVE_DELAY must be between 0 and 60 seconds"),
         "TURN_TIMEOUT": ("abc", "TURN_TIMEOUT must be a number of seconds"),
         "SHARD_IDS": ("0,1", "SHARD_IDS needs SHARD_COUNT"),
+        "SHARD_COUNT": ("0", "SHARD_COUNT must be a whole number from 1"),
     }
     for key, (value, said) in cases.items():
         [line] = await _start_and_fail(tmp_path, **{key: value})
         assert said in line, line
+    [line] = await _start_and_fail(tmp_path, SHARD_COUNT="2", SHARD_IDS="1")
+    assert "needs PostgreSQL" in line, line
 
 
 async def test_database_mistakes_are_one_clear_line_and_touch_nothing(tmp_path: Path) -> None:

@@ -4,6 +4,8 @@ who played what, a chart and a working Rematch at the end, and few new messages 
 
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
 from tests.e2e.conftest import Spades, Table, Turn, game_id_of, game_over_message, name_of, record_moves
@@ -100,7 +102,7 @@ async def test_two_people_and_a_computer_play_a_whole_game_on_their_panels(spade
         allowed = mentions_allowed(spades, ping)
         assert ping.content.startswith(f"<@{user.id}>") and isinstance(allowed, dict)
         assert allowed.get("parse") == [] and [str(u) for u in allowed.get("users", [])] == [str(user.id)]
-        await fake.wait_until(lambda ping=ping: ping.deleted, 5, "the mention to go once they acted")
+        await fake.wait_until(partial(is_deleted, ping), 5, "the mention to go once they acted")
 
     # New messages a person sees per hand (from one deal to the next): the hand by direct message,
     # the new table below the last hand's summary, and mentions (theirs and the other person's).
@@ -134,6 +136,10 @@ async def test_two_people_and_a_computer_play_a_whole_game_on_their_panels(spade
     assert joined.ephemeral and "It has started!" in joined.content
     second = Table(spades, channel, [alice, bob], game_id=new_game)
     await second.wait_table(lambda m: "▶ **" in m.text, "the rematch's table")
+
+
+def is_deleted(message: FakeMessage) -> bool:
+    return message.deleted
 
 
 def mentions_allowed(spades: Spades, message: FakeMessage) -> object:

@@ -188,7 +188,8 @@ class _Renderer:
             return [f"[image: {_media_name(comp.get('media'), comp.get('description'))}]"]
         if ctype == 12:
             items = comp.get("items") or []
-            return [f"[image: {_media_name(i.get('media'), i.get('description'))}]" for i in items]
+            return [f"[image: {_media_name(i.get('media'), i.get('description'))}]" for i in items
+                    if isinstance(i, dict)]
         if ctype == 13:
             return [f"[file: {_media_name(comp.get('file'))}]"]
         if ctype == 14:

@@ -50,6 +50,20 @@ async def act_once(service: GameService, live: LiveGame) -> None:
         await service.play(live, user, service.card_choices(live, user)[0])
 
 
+async def play_to_the_end(harness: Harness, service: GameService, live: LiveGame, step: float) -> None:
+    """People act at once on their turns; the clock moves on for the computer players'."""
+    for _ in range(20_000):
+        if live.status != "playing":
+            return
+        game = live.game
+        assert game is not None
+        if game.turn is not None and not live.seats[game.turn].is_bot:
+            await act_once(service, live)
+        else:
+            await harness.clock.advance(step)
+    raise AssertionError("the game never ended")
+
+
 async def test_a_scripted_cutthroat_game_to_the_end_saves_results_and_ratings(harness: Harness) -> None:
     service = await harness.boot()
     live = await three_player_game(service)
@@ -158,15 +172,7 @@ async def test_computer_players_fill_seats_and_finish_the_game(harness: Harness)
     await service.add_bot(live, ALICE, "easy")
     await service.add_bot(live, ALICE, "normal")
     await service.start(live, ALICE)
-    for _ in range(5000):
-        if live.status != "playing":
-            break
-        game = live.game
-        assert game is not None
-        if game.turn is not None and live.seats[game.turn].user_id == ALICE:
-            await act_once(service, live)
-        else:
-            await harness.clock.advance(0.5)
+    await play_to_the_end(harness, service, live, 0.5)
     assert live.status == "finished"
     check_record(await harness.store.game_record(live.game_id))
 
@@ -245,15 +251,7 @@ async def test_leaving_mid_game_counts_as_a_forfeit_for_the_leaver(harness: Harn
     service = await harness.boot(bot_move_delay=0.1)
     resumed = service.game_in_channel(CHANNEL)
     assert resumed is not None and resumed.seats[2].left_user_id == CAROL
-    for _ in range(20_000):
-        if resumed.status != "playing":
-            break
-        game = resumed.game
-        assert game is not None
-        if game.turn is not None and not resumed.seats[game.turn].is_bot:
-            await act_once(service, resumed)
-        else:
-            await harness.clock.advance(0.1)
+    await play_to_the_end(harness, service, resumed, 0.1)
     assert resumed.status == "finished"
     board = {e.user_id: e for e in await harness.store.leaderboard(GUILD, "cutthroat", "wins", min_games=0)}
     assert set(board) == {ALICE, BOB, CAROL}

@@ -4,6 +4,7 @@ disk, owed posts survive a crash, idle lobbies close, games stay in their own se
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -22,9 +23,10 @@ from bot.service import (
     TableChanged,
     TurnStarted,
 )
-from bot.store import sqlite as sqlite_backend
+from bot.store import Post
+from bot.store.sqlite import store as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
-from tests.service.test_service import act_once, three_player_game, user_at
+from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
 from tests.store import other_process
 
 
@@ -285,13 +287,7 @@ async def test_rematch_opens_the_same_game_again_and_starts_when_everyone_is_bac
     await service.join(live, BOB, "bob")
     await service.add_bot(live, ALICE, "easy")
     await service.start(live, ALICE)
-    while live.status == "playing":
-        game = live.game
-        assert game is not None
-        if game.turn is not None and not live.seats[game.turn].is_bot:
-            await act_once(service, live)
-        else:
-            await harness.clock.advance(0.5)
+    await play_to_the_end(harness, service, live, 0.5)
     score = await service.last_game(GUILD, CHANNEL)
     assert score.game is not None and score.game.is_over
     again = await service.rematch(live.game_id, GUILD, CHANNEL, BOB, "bob")
@@ -308,7 +304,7 @@ import asyncio, json, resource, signal, sys, random
 from pathlib import Path
 from bot.service import GameService, SaveFailed
 from bot.store import open_store
-from tests.service.test_service import act_once, three_player_game, user_at
+from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
 from tests.service.conftest import Recorder
 
 async def main(path):
@@ -352,3 +348,39 @@ def test_a_full_disk_refuses_the_move_and_memory_follows_the_disk(tmp_path: pyte
     assert report["refused"] is not None and "didn't count" in report["refused"]
     assert report["memory"] == report["stored"] >= report["before"]
     assert report["memory_after"] == report["stored_after"] == report["stored"] + 1
+
+
+async def test_refusals_and_choices_never_name_a_card_someone_else_holds(harness: Harness) -> None:
+    """What a player can learn by asking: autocomplete offers only their own legal cards, and a
+    refusal names at most the card they typed."""
+    from bot.engine import card_code, card_label
+
+    service = await harness.boot()
+    live = await three_player_game(service, target="100", mercy="100")
+    labels = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]")
+    for _ in range(60):
+        game = live.game
+        if game is None or live.status != "playing":
+            break
+        for seat in range(3):
+            user = user_at(live, seat)
+            others = {card_label(c) for s in range(3) if s != seat for c in game.hand_of(s)}
+            mine = set(service.card_choices(live, user))
+            assert mine <= set(game.hand_of(seat))
+            for card in sorted(c for s in range(3) if s != seat for c in game.hand_of(s))[:3]:
+                with pytest.raises(Refusal) as refused:
+                    await service.play(live, user, card_code(card))
+                named = set(labels.findall(str(refused.value)))
+                assert named <= {card_label(card)} and not (named - {card_label(card)}) & others
+        await act_once(service, live)
+
+
+async def test_an_owed_post_this_version_cant_rebuild_is_dropped_not_misread(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await three_player_game(service)
+    await harness.store.add_posts(live.game_id, [Post("from_a_newer_bot", {"x": 1})])
+    await harness.shutdown()
+    await harness.boot()
+    assert not harness.recorder.of(GameCancelled) and not harness.recorder.of(GameOver)
+    await harness.recorder.settle()
+    assert [p.kind for p in await harness.store.pending_posts()] == []

@@ -7,6 +7,7 @@ import asyncio
 import sys
 
 from bot.store import Post, Store, open_store
+from tests.store.helpers import channel_of
 
 
 def payload(game_id: str, seq: int) -> dict[str, object]:
@@ -15,7 +16,8 @@ def payload(game_id: str, seq: int) -> dict[str, object]:
 
 
 async def write(store: Store, game_id: str) -> None:
-    await store.create_game(game_id, guild_id=1, channel_id=2, mode="cutthroat", rules={}, host_id=None)
+    await store.create_game(game_id, guild_id=1, channel_id=channel_of(game_id), mode="cutthroat", rules={},
+                            host_id=None)  # fmt: skip
     await store.start_game(game_id, {"game_id": game_id})
     seq = 1
     while True:

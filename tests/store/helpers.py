@@ -1,12 +1,20 @@
-"""Shared by the store's tests and benchmark: games played by random legal moves, and seat results."""
+"""Shared by the store's tests and benchmark: games played by random legal moves, seat results, and
+SQL run straight on the database behind a store."""
 
 from __future__ import annotations
 
+import contextlib
 import random
+import sqlite3
+import zlib
 from collections.abc import Sequence
+from typing import Any
+
+import asyncpg
 
 from bot.engine import Game, Mode, Phase, Rules, event_to_json
 from bot.store import FinishOutcome, Seat, SeatResult, Store
+from tests.pg import run_elsewhere
 
 GUILD = 1000
 CHANNEL = 2000
@@ -49,18 +57,24 @@ def seats_for(mode: str, bots: Sequence[int] = ()) -> list[Seat]:
     ]
 
 
+def channel_of(game_id: str) -> int:
+    """A channel of the game's own: a channel holds one active game at a time."""
+    return CHANNEL + 1 + zlib.crc32(game_id.encode())
+
+
 async def store_game(
     store: Store,
     game: Game,
     seats: Sequence[Seat] | None = None,
     guild_id: int = GUILD,
-    channel_id: int = CHANNEL,
+    channel_id: int | None = None,
 ) -> None:
-    """Create, start and append every event of `game`, as the service would."""
+    """Create (in a channel of its own unless given one), start and append every event of `game`,
+    as the service would."""
     await store.create_game(
         game.game_id,
         guild_id=guild_id,
-        channel_id=channel_id,
+        channel_id=channel_of(game.game_id) if channel_id is None else channel_id,
         mode=game.mode,
         rules=game.rules.to_dict(),
         host_id=1,
@@ -105,7 +119,24 @@ async def finished_game(
         for r in results
     ]
     await store.create_game(
-        game_id, guild_id=guild_id, channel_id=CHANNEL, mode=mode, rules={}, host_id=None, seats=seats
+        game_id, guild_id=guild_id, channel_id=channel_of(game_id), mode=mode, rules={}, host_id=None, seats=seats
     )
     await store.start_game(game_id, Game.new(game_id, mode, seed=1).setup_json())
     return await store.finish_game(game_id, results)
+
+
+def run_sql(url: str, *statements: str) -> list[list[tuple[Any, ...]]]:
+    """Run statements straight on the database behind a store, each committed on its own, for tests
+    that inspect or damage what the store wrote; the rows each returned."""
+    if url.startswith("sqlite:///"):
+        with contextlib.closing(sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)) as conn:
+            return [conn.execute(statement).fetchall() for statement in statements]
+
+    async def run() -> list[list[tuple[Any, ...]]]:
+        conn = await asyncpg.connect(url)
+        try:
+            return [[tuple(row) for row in await conn.fetch(statement)] for statement in statements]
+        finally:
+            await conn.close()
+
+    return run_elsewhere(run())

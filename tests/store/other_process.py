@@ -1,7 +1,9 @@
 """What another process does to the database file, for tests that need a real second process.
 
-`python -m tests.store.other_process hold-write-lock PATH`: takes SQLite's write lock (BEGIN
-IMMEDIATE), prints `locked`, holds it until a line arrives on stdin, rolls back, prints `released`.
+`python -m tests.store.other_process hold-write-lock PATH_OR_URL`: takes SQLite's write lock (BEGIN
+IMMEDIATE) on a file (its path or sqlite:/// URL), or for a postgresql:// URL an EXCLUSIVE lock on
+every table (others may read, not write); prints `locked`, holds it until a line arrives on stdin,
+rolls back, prints `released`.
 
 `python -m tests.store.other_process open-store URL`: opens a store, prints `open`; at the first
 line on stdin closes it and prints `closed`; exits at the second.
@@ -23,6 +25,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import asyncpg
+
 from bot.engine import event_to_json
 from bot.store import Post, Store, StoreError, open_store
 from tests.store.helpers import random_game, store_game
@@ -42,14 +46,29 @@ def start(*args: str) -> subprocess.Popen[str]:
     )
 
 
-def hold_write_lock(path: str) -> None:
-    conn = sqlite3.connect(path, isolation_level=None)
+def hold_write_lock(target: str) -> None:
+    if target.startswith(("postgresql://", "postgres://")):
+        asyncio.run(hold_postgresql_locks(target))
+        return
+    conn = sqlite3.connect(target.removeprefix("sqlite:///"), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
     conn.execute("INSERT INTO guild_settings VALUES (1, '{}', 0)")  # never committed
     print("locked", flush=True)
     sys.stdin.readline()
     conn.execute("ROLLBACK")
     conn.close()
+    print("released", flush=True)
+
+
+async def hold_postgresql_locks(url: str) -> None:
+    conn = await asyncpg.connect(url)
+    transaction = conn.transaction()
+    await transaction.start()
+    await conn.execute("LOCK TABLE games, seats, events, results, ratings, guild_settings, outbox IN EXCLUSIVE MODE")
+    print("locked", flush=True)
+    await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+    await transaction.rollback()
+    await conn.close()
     print("released", flush=True)
 
 

@@ -6,7 +6,6 @@ import json
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 from collections import defaultdict
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from bot.store import open_store
 from tests.store.crash_writer import payload
+from tests.store.helpers import run_sql
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,8 +44,8 @@ def run_and_kill(url: str, game_ids: list[str], acks_before_kill: int) -> dict[s
     return acked
 
 
-async def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'spades.db'}"
+async def test_sigkill_mid_stream_loses_nothing_acknowledged(db_url: str) -> None:
+    url = db_url
     rng = random.Random(2024)
     acknowledged: dict[str, set[int]] = {}
     for round_ in range(3):
@@ -55,10 +55,13 @@ async def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> 
     # the database opens cleanly after the crashes and every log is whole
     store = await open_store(url)
     await store.close()
-    with sqlite3.connect(tmp_path / "spades.db") as conn:
-        assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
-        rows = conn.execute("SELECT game_id, seq, event_json FROM events ORDER BY game_id, seq").fetchall()
-        posts = conn.execute("SELECT game_id, payload_json ->> 'seq' FROM outbox ORDER BY game_id, post_id").fetchall()
+    if url.startswith("sqlite:///"):
+        assert run_sql(url, "PRAGMA integrity_check") == [[("ok",)]]
+    rows, posts = run_sql(
+        url,
+        "SELECT game_id, seq, event_json FROM events ORDER BY game_id, seq",
+        "SELECT game_id, payload_json FROM outbox ORDER BY game_id, post_id",
+    )
     stored: dict[str, list[int]] = defaultdict(list)
     for game_id, seq, text in rows:
         assert json.loads(text) == payload(game_id, seq)  # complete, never half-written
@@ -67,4 +70,5 @@ async def test_sigkill_mid_stream_loses_nothing_acknowledged(tmp_path: Path) -> 
         assert stored[game_id] == list(range(1, len(stored[game_id]) + 1))  # contiguous from 1
         assert seqs <= set(stored[game_id])  # nothing acknowledged was lost
         assert len(stored[game_id]) - max(seqs) <= 1  # at most the one in flight went unacknowledged
-    assert posts == [(game_id, seq) for game_id, seq, _ in rows]  # each event's post, and no other
+    # each event's post, and no other
+    assert [(game_id, json.loads(text)["seq"]) for game_id, text in posts] == [(g, seq) for g, seq, _ in rows]

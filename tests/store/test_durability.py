@@ -1,4 +1,4 @@
-"""With `synchronous=full` nothing is acknowledged before the log is on disk; the fsync runs off the
+"""SQLite: with `synchronous=full` nothing is acknowledged before the log is on disk; the fsync runs off the
 loop, and saves that arrive while one runs share the next."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from bot.engine import event_to_json
 from bot.store import open_store
-from bot.store import sqlite as sqlite_backend
+from bot.store.sqlite import durability
 from tests.store.helpers import random_game, seats_for, store_game
 
 
@@ -36,7 +36,7 @@ class HeldFsync:
 def fsync(monkeypatch: pytest.MonkeyPatch) -> HeldFsync:
     held = HeldFsync(os.fsync)
     monkeypatch.setattr(os, "fsync", held)
-    monkeypatch.setattr(sqlite_backend, "_sync_data", held)
+    monkeypatch.setattr(durability, "sync_data", held)
     return held
 
 

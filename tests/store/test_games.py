@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import sqlite3
-import tempfile
 from pathlib import Path
 
+import asyncpg
 import pytest
-from hypothesis import given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine import event_to_json, export_record
 from bot.store import (
+    ChannelBusyError,
     DamagedGameError,
     Deadline,
     DuplicateEventError,
@@ -24,11 +26,7 @@ from bot.store import (
     Store,
     open_store,
 )
-from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
-
-
-def db_path(url: str) -> Path:
-    return Path(url.removeprefix("sqlite:///"))
+from tests.store.helpers import CHANNEL, GUILD, channel_of, random_game, result, run_sql, seats_for, store_game
 
 
 async def stored_events(store: Store, game_id: str) -> list[dict[str, object]]:
@@ -128,36 +126,39 @@ async def test_refusals_name_the_problem_and_write_nothing(store: Store) -> None
     assert await stored_events(store, "g1") == events[:2]
 
 
-@settings(max_examples=25, deadline=None)
+_examples = itertools.count()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.integers(min_value=1, max_value=8), max_size=25))
-def test_the_log_only_ever_takes_the_next_seq(seqs: list[int]) -> None:
-    async def run(url: str) -> None:
-        game = random_game("g", actions=8)
+def test_the_log_only_ever_takes_the_next_seq(db_url: str, seqs: list[int]) -> None:
+    async def run(game_id: str) -> None:  # each example plays a game of its own in the one database
+        game = random_game(game_id, actions=8)
         events = [event_to_json(e) for e in game.events]
-        store = await open_store(url)
+        store = await open_store(db_url)
         try:
-            await store.create_game("g", guild_id=1, channel_id=2, mode="cutthroat", rules={}, host_id=None)
-            await store.start_game("g", game.setup_json())
+            await store.create_game(game_id, guild_id=1, channel_id=channel_of(game_id), mode="cutthroat", rules={},
+                                    host_id=None)  # fmt: skip
+            await store.start_game(game_id, game.setup_json())
             last = 0
             for seq in seqs:
                 if seq == last + 1:
-                    await store.append_event("g", seq, events[seq - 1])
+                    await store.append_event(game_id, seq, events[seq - 1])
                     last = seq
                 else:
                     with pytest.raises(DuplicateEventError if seq <= last else EventGapError):
-                        await store.append_event("g", seq, events[seq - 1])
-            assert await stored_events(store, "g") == events[:last]
+                        await store.append_event(game_id, seq, events[seq - 1])
+            assert await stored_events(store, game_id) == events[:last]
         finally:
             await store.close()
 
-    with tempfile.TemporaryDirectory() as folder:
-        asyncio.run(run(f"sqlite:///{folder}/spades.db"))
+    asyncio.run(run(f"g{next(_examples)}"))
 
 
 async def test_events_cannot_be_rewritten(store: Store, db_url: str) -> None:
     await store_game(store, random_game("g1", actions=3))
-    with sqlite3.connect(db_path(db_url)) as conn, pytest.raises(sqlite3.IntegrityError, match="append-only"):
-        conn.execute("UPDATE events SET event_json = '{}' WHERE game_id = 'g1'")
+    with pytest.raises((sqlite3.IntegrityError, asyncpg.RaiseError), match="append-only"):
+        run_sql(db_url, "UPDATE events SET event_json = '{}' WHERE game_id = 'g1'")
 
 
 async def test_many_games_writing_at_once(db_url: str) -> None:
@@ -236,19 +237,13 @@ async def test_a_computer_player_taking_over_keeps_its_name_after_restart(store:
     assert stored.game is not None and stored.game.names == ("player1", "player2", "Hard bot")
 
 
-def damage(path: Path, *statements: str) -> None:
-    with sqlite3.connect(path) as conn:
-        for statement in statements:
-            conn.execute(statement)
-
-
 async def test_damaged_games_are_reported_and_set_aside(db_url: str) -> None:
     store = await open_store(db_url)
     for n in range(6):
         await store_game(store, random_game(f"g{n}", actions=20, seed=n))
     await store.close()
-    damage(
-        db_path(db_url),
+    run_sql(
+        db_url,
         "INSERT INTO events VALUES ('g1', 21, '{\"type\": \"pla', 0)",  # torn JSON
         "DELETE FROM events WHERE game_id = 'g2' AND seq = 5",  # a hole in the log
         'INSERT INTO events VALUES (\'g3\', 21, \'{"type": "bid", "seat": 9, "bid": 3, "blind": false}\', 0)',
@@ -272,13 +267,15 @@ async def test_damaged_games_are_reported_and_set_aside(db_url: str) -> None:
         await store.close()
 
 
-async def test_unreadable_text_falls_back_to_loading_games_one_by_one(db_url: str) -> None:
-    store = await open_store(db_url)
+async def test_unreadable_text_falls_back_to_loading_games_one_by_one(tmp_path: Path) -> None:
+    """SQLite only: PostgreSQL never stores text that isn't valid in its encoding."""
+    url = f"sqlite:///{tmp_path / 'spades.db'}"
+    store = await open_store(url)
     for n in range(3):
         await store_game(store, random_game(f"g{n}", actions=10, seed=n))
     await store.close()
-    damage(db_path(db_url), "UPDATE seats SET name = CAST(x'ff00fe' AS TEXT) WHERE game_id = 'g1' AND seat = 0")
-    store = await open_store(db_url)
+    run_sql(url, "UPDATE seats SET name = CAST(x'ff00fe' AS TEXT) WHERE game_id = 'g1' AND seat = 0")
+    store = await open_store(url)
     try:
         recovery = await store.recover()
     finally:
@@ -306,19 +303,38 @@ async def test_game_record_is_the_engine_record_with_real_players(store: Store) 
 
 
 async def test_recent_games_in_a_channel_newest_first(store: Store) -> None:
-    for n in range(4):
+    for n in range(3):
         await store.create_game(f"g{n}", guild_id=GUILD, channel_id=CHANNEL, mode="cutthroat", rules={}, host_id=1)
+        await store.cancel_game(f"g{n}")
     await store.create_game("elsewhere", guild_id=GUILD, channel_id=CHANNEL + 1, mode="solo", rules={}, host_id=1)
+    await store.create_game("g3", guild_id=GUILD, channel_id=CHANNEL, mode="cutthroat", rules={}, host_id=1)
     await store.set_seats("g3", seats_for("cutthroat"))
     await store.start_game("g3", random_game("g3").setup_json())
     results = [result(0, "1", 510, 1), result(1, "2", 300, 2), result(2, "3", -20, 3)]
     await store.finish_game("g3", results)
+    await store.create_game("g4", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=1)
 
     recent = await store.recent_games(GUILD, CHANNEL, limit=3)
-    assert [g.info.game_id for g in recent] == ["g3", "g2", "g1"]
-    assert recent[0].info.status == "finished" and recent[0].results == tuple(results)
-    assert recent[1].results == () and recent[1].info.status == "lobby"
+    assert [g.info.game_id for g in recent] == ["g4", "g3", "g2"]
+    assert recent[0].results == () and recent[0].info.status == "lobby"
+    assert recent[1].info.status == "finished" and recent[1].results == tuple(results)
+    assert recent[2].results == () and recent[2].info.status == "cancelled"
     assert await store.recent_games(GUILD, 999) == []
+
+
+@pytest.mark.parametrize("active", ["lobby", "playing"])
+async def test_a_channel_holds_one_active_game(store: Store, active: str) -> None:
+    await store.create_game("first", guild_id=GUILD, channel_id=CHANNEL, mode="cutthroat", rules={}, host_id=1)
+    if active == "playing":
+        await store.start_game("first", random_game("first").setup_json())
+    with pytest.raises(ChannelBusyError, match=f"channel {CHANNEL} already has game 'first' \\({active}\\)"):
+        await store.create_game("second", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=2)
+    assert await store.get_game("second") is None
+    # another channel is free, and so is this one once its game has ended
+    await store.create_game("third", guild_id=GUILD, channel_id=CHANNEL + 1, mode="solo", rules={}, host_id=2)
+    await store.cancel_game("first")
+    await store.create_game("second", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=2)
+    assert [g.info.game_id for g in await store.recent_games(GUILD, CHANNEL)] == ["second", "first"]
 
 
 async def test_server_settings_merge_and_survive_restart(db_url: str) -> None:
@@ -361,9 +377,9 @@ async def test_cancelled_writes_are_all_or_nothing_and_the_store_goes_on(store: 
         )
         for n, g in enumerate(started)
     ]
-    for task in finishers:
+    for finisher in finishers:
         await asyncio.sleep(0.002)
-        task.cancel()
+        finisher.cancel()
     await asyncio.gather(*finishers, return_exceptions=True)
     for n, game in enumerate(started):
         info = await store.get_game(game.game_id)

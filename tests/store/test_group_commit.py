@@ -1,5 +1,6 @@
-"""One accepted action = its events and its turn deadline, all or nothing, sharing a commit with
-whatever other games' actions arrived at the same moment."""
+"""One accepted action = its events and its turn deadline, all or nothing, whether it shares a commit
+with whatever other games' actions arrived at the same moment (SQLite's group commit) or has a
+transaction of its own (PostgreSQL)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """An operator's mistake gets one clear line and loses nothing: a database file deleted or replaced
 under a running bot, a damaged file, a second bot on the same file, a SQLite too old, a wrong
-DATABASE_URL."""
+DATABASE_URL, a PostgreSQL server that is down or refuses the user, password or database."""
 
 from __future__ import annotations
 
@@ -13,7 +13,16 @@ from pathlib import Path
 import pytest
 
 from bot.engine import event_to_json
-from bot.store import DatabaseGone, DatabaseInUseError, DatabaseUrlError, StoreError, open_store
+from bot.store import (
+    DatabaseGone,
+    DatabaseInUseError,
+    DatabaseUrlError,
+    PostgresStore,
+    StoreError,
+    StoreUnavailable,
+    open_store,
+)
+from tests.pg import PASSWORD, PgServer, free_port
 from tests.store import other_process
 from tests.store.helpers import random_game, seats_for, store_game
 
@@ -120,12 +129,54 @@ async def test_a_database_url_under_a_file_is_refused(tmp_path: Path, under: str
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("postgresql://bot@localhost/spades", "PostgreSQL support isn't available yet"),
-        ("postgres://bot@localhost/spades", "PostgreSQL support isn't available yet"),
-        ("mysql://localhost/spades", "scheme 'mysql' is not supported; use sqlite:///"),
+        ("mysql://localhost/spades", "scheme 'mysql' is not supported; use sqlite:///.* or postgresql://"),
         ("sqlite:///", "must name a database file"),
+        ("postgresql://bot@localhost:port/spades", "not a PostgreSQL URL asyncpg can read"),
     ],
 )
 async def test_database_url_mistakes_say_what_is_wrong(url: str, message: str) -> None:
     with pytest.raises(DatabaseUrlError, match=message):
         await open_store(url)
+
+
+@pytest.mark.parametrize("scheme", ["postgresql", "postgres"])
+async def test_both_postgresql_schemes_open_the_postgresql_store(pg_url: str, scheme: str) -> None:
+    store = await open_store(scheme + pg_url.removeprefix("postgresql"))
+    try:
+        assert isinstance(store, PostgresStore)
+        await store.update_settings(1, {"mode": "solo"})
+        assert await store.get_settings(1) == {"mode": "solo"}
+    finally:
+        await store.close()
+
+
+async def test_a_postgresql_server_that_is_down_is_unavailable_in_one_line() -> None:
+    url = f"postgresql://spades:secret@127.0.0.1:{free_port()}/spades"
+    message = r"^can't reach the PostgreSQL server 127\.0\.0\.1:\d+/spades right now"
+    with pytest.raises(StoreUnavailable, match=message) as raised:
+        await open_store(url)
+    assert "\n" not in str(raised.value) and "secret" not in str(raised.value)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"password": "wrong-password"}, "refused the password for this user; check the user and password"),
+        ({"user": "nobody_here"}, "refused the password for this user"),  # the server doesn't say which
+        ({"database": "no_such_db"}, "has no such database; create it"),
+    ],
+)
+async def test_postgresql_refusals_say_what_to_fix(
+    pg_server: PgServer, pg_url: str, change: dict[str, str], message: str
+) -> None:
+    url = pg_url
+    if "password" in change:
+        url = url.replace(f":{PASSWORD}@", f":{change['password']}@")
+    if "user" in change:
+        url = url.replace("//spades:", f"//{change['user']}:")
+    if "database" in change:
+        url = url.rsplit("/", 1)[0] + "/" + change["database"]
+    with pytest.raises(StoreError, match=message) as raised:
+        await open_store(url)
+    assert not isinstance(raised.value, StoreUnavailable)
+    assert "\n" not in str(raised.value) and PASSWORD not in str(raised.value)

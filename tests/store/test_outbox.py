@@ -24,7 +24,7 @@ from bot.store import (
 from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
 
 
-async def _started(store: Store, game_id: str, actions: int = 4, seed: int = 1, channel_id: int = CHANNEL) -> Game:
+async def _started(store: Store, game_id: str, actions: int = 4, seed: int = 1, channel_id: int | None = None) -> Game:
     """A game `actions` events in; returns the same game played 4 events further, for the next saves."""
     await store_game(store, random_game(game_id, actions=actions, seed=seed), seats_for("cutthroat"),
                      channel_id=channel_id)  # fmt: skip
@@ -78,15 +78,30 @@ async def test_in_a_shared_commit_a_refused_action_keeps_none_of_its_posts(store
         return_exceptions=True,
     )  # fmt: skip
     assert [type(o) for o in outcomes] == [list, DuplicateEventError, list, EventGapError]
-    pending = await store.pending_posts()
-    assert _kinds(pending) == [("g0", "ok0"), ("g2", "ok2")]
-    assert [outcomes[0], outcomes[2]] == [[p.post_id] for p in pending]  # each caller hears its posts' ids
+    pending = {p.game_id: p for p in await store.pending_posts()}
+    assert {game_id: p.kind for game_id, p in pending.items()} == {"g0": "ok0", "g2": "ok2"}
+    assert [outcomes[0], outcomes[2]] == [[pending["g0"].post_id], [pending["g2"].post_id]]  # each hears its ids
 
-    # all accepted at once (the batched statement) keeps every post, in order
+    # all accepted at once (on SQLite, the batched statement) keeps every post, each caller hearing its own
     ids = await asyncio.gather(save("g0", 6, "a"), save("g1", 5, "b"), save("g2", 6, "c"), save("g3", 5, "d"))
-    pending = (await store.pending_posts())[2:]
-    assert _kinds(pending) == [("g0", "a"), ("g1", "b"), ("g2", "c"), ("g3", "d")]
-    assert ids == [[p.post_id] for p in pending]
+    new = [p for p in await store.pending_posts() if p.post_id not in {p.post_id for p in pending.values()}]
+    assert sorted(_kinds(new)) == [("g0", "a"), ("g1", "b"), ("g2", "c"), ("g3", "d")]
+    by_game = {p.game_id: p.post_id for p in new}
+    assert ids == [[by_game[game_id]] for game_id in ("g0", "g1", "g2", "g3")]
+
+
+async def test_a_games_posts_keep_the_order_its_actions_were_saved_in(store: Store) -> None:
+    later = await _started(store, "g")
+    saves = [
+        store.append_events("g", 5, _events(later, 5), posts=[Post("a", {}), Post("b", {})]),
+        store.append_events("g", 6, _events(later, 6), posts=[Post("c", {})]),
+        store.append_events("g", 7, _events(later, 7, 2), posts=[Post("d", {}), Post("e", {})]),
+    ]
+    ids = await asyncio.gather(*saves)  # handed over together: saved in the order given
+    pending = await store.pending_posts()
+    assert [p.kind for p in pending] == ["a", "b", "c", "d", "e"]
+    assert ids == [[pending[0].post_id, pending[1].post_id], [pending[2].post_id],
+                   [pending[3].post_id, pending[4].post_id]]  # fmt: skip
 
 
 async def test_a_payload_that_is_not_json_fails_its_caller_only(store: Store) -> None:

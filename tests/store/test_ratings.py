@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import sqlite3
-from pathlib import Path
-
 import pytest
 from openskill.models import PlackettLuce
 
 from bot.store import GameStateError, Store
-from tests.store.helpers import GUILD, finished_game, result
+from tests.store.helpers import GUILD, finished_game, result, run_sql
 
 MODEL = PlackettLuce()
 
@@ -116,10 +113,9 @@ async def test_bots_are_rated_but_not_listed(store: Store, db_url: str) -> None:
     assert [c.player_key for c in outcome.changes] == ["1"]
     assert [e.user_id for e in await store.leaderboard(GUILD, "cutthroat")] == [1]
     want = expected([1, 2, 3])
-    with sqlite3.connect(Path(db_url.removeprefix("sqlite:///"))) as conn:
-        mu, sigma, games, wins = conn.execute(
-            "SELECT mu, sigma, games, wins FROM ratings WHERE player_key = 'bot:hard'"
-        ).fetchone()
+    [[(mu, sigma, games, wins)]] = run_sql(
+        db_url, "SELECT mu, sigma, games, wins FROM ratings WHERE player_key = 'bot:hard'"
+    )
     # one computer-player level seated twice moves once, to the mean of its two seats
     assert (mu, sigma) == pytest.approx(((want[0][0] + want[2][0]) / 2, (want[0][1] + want[2][1]) / 2))
     assert (games, wins) == (2, 1)

@@ -1,6 +1,6 @@
-"""Whatever SQLite or the OS does reaches callers as a StoreError: a lock another process holds, a
-full disk, a log that won't sync, a damaged page. Nothing is half-saved, and the same store works
-again once the cause is gone."""
+"""Whatever the database, its driver or the OS does reaches callers as a StoreError: a lock another
+process holds, a full disk, a log that won't sync, a damaged page, a PostgreSQL server that stops.
+Nothing is half-saved, and the same store works again once the cause is gone."""
 
 from __future__ import annotations
 
@@ -13,20 +13,26 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import asyncpg
 import pytest
 
 from bot.engine import event_to_json
 from bot.store import Deadline, Post, Seat, Store, StoreError, StoreUnavailable, open_store
-from bot.store import sqlite as sqlite_backend
+from bot.store.postgresql import connection as pg_connection
+from bot.store.postgresql.errors import store_error as pg_store_error
+from bot.store.sqlite import durability
+from bot.store.sqlite import store as sqlite_store
+from tests.pg import PgServer
 from tests.store import other_process
 from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
 
 
 class WriteLockHolder:
-    """Another process inside BEGIN IMMEDIATE on the file, until `release`."""
+    """Another process inside BEGIN IMMEDIATE on the SQLite file, or another PostgreSQL session
+    holding every table in EXCLUSIVE mode (reads go on, writes wait), until `release`."""
 
-    def __init__(self, path: Path) -> None:
-        self.child = other_process.start("hold-write-lock", str(path))
+    def __init__(self, url: str) -> None:
+        self.child = other_process.start("hold-write-lock", url)
         assert self.child.stdout is not None and self.child.stdout.readline() == "locked\n"
 
     def release(self) -> None:
@@ -48,16 +54,17 @@ async def outcome(write: Awaitable[Any]) -> Exception | None:
 
 @pytest.fixture
 def short_busy_timeout(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The writer gives up on another process's lock after 50 ms instead of a second."""
-    monkeypatch.setattr(sqlite_backend, "WRITER_BUSY_TIMEOUT_MS", 50)
+    """Writes give up on another process's lock after 50 ms instead of a second."""
+    monkeypatch.setattr(sqlite_store, "WRITER_BUSY_TIMEOUT_MS", 50)
+    monkeypatch.setattr(pg_connection, "LOCK_TIMEOUT_MS", 50)
 
 
 @pytest.fixture
-def lock_holder(tmp_path: Path) -> Iterator[Callable[[], WriteLockHolder]]:
+def lock_holder(db_url: str) -> Iterator[Callable[[], WriteLockHolder]]:
     holders: list[WriteLockHolder] = []
 
     def hold() -> WriteLockHolder:
-        holders.append(WriteLockHolder(tmp_path / "spades.db"))
+        holders.append(WriteLockHolder(db_url))
         return holders[-1]
 
     yield hold
@@ -66,9 +73,9 @@ def lock_holder(tmp_path: Path) -> Iterator[Callable[[], WriteLockHolder]]:
 
 
 async def test_a_lock_held_by_another_process_refuses_every_write_until_released(
-    tmp_path: Path, short_busy_timeout: None, lock_holder: Callable[[], WriteLockHolder]
+    db_url: str, short_busy_timeout: None, lock_holder: Callable[[], WriteLockHolder]
 ) -> None:
-    store = await open_store(f"sqlite:///{tmp_path / 'spades.db'}")
+    store = await open_store(db_url)
     try:
         later = {f"g{n}": random_game(f"g{n}", actions=6, seed=n) for n in range(3)}
         for n, game_id in enumerate(later):
@@ -100,7 +107,7 @@ async def test_a_lock_held_by_another_process_refuses_every_write_until_released
         outcomes = {name: await outcome(write) for name, write in writes.items()}
         assert {name: type(error) for name, error in outcomes.items()} == dict.fromkeys(writes, StoreUnavailable)
         messages = [str(error) for error in outcomes.values()]
-        assert all("another process holds a lock" in m and "nothing was saved" in m for m in messages), messages
+        assert all("holds a lock" in m and "nothing was saved" in m for m in messages), messages
         shared = await asyncio.gather(save("g1"), save("g2"), return_exceptions=True)  # one group commit
         assert [type(error) for error in shared] == [StoreUnavailable, StoreUnavailable]
 
@@ -162,12 +169,20 @@ class FailingSync:
 
 
 async def test_a_log_that_fails_to_sync_is_reported_and_the_next_sync_is_tried_afresh(
-    store: Store, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    store = await open_store(f"sqlite:///{tmp_path / 'spades.db'}")
+    try:
+        await _two_saves_sync_once_failing(store, monkeypatch)
+    finally:
+        await store.close()
+
+
+async def _two_saves_sync_once_failing(store: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     later = {f"g{n}": random_game(f"g{n}", actions=6, seed=n) for n in range(2)}
     for n, game_id in enumerate(later):
         await store_game(store, random_game(game_id, actions=4, seed=n), seats_for("cutthroat"))
-    monkeypatch.setattr(sqlite_backend, "_sync_data", FailingSync(failures=1))
+    monkeypatch.setattr(durability, "sync_data", FailingSync(failures=1))
     outcomes = await asyncio.gather(
         *(store.append_events(g, 5, [event_to_json(later[g].events[4])]) for g in later), return_exceptions=True
     )
@@ -182,8 +197,8 @@ async def test_a_page_damaged_under_a_running_store_is_a_store_error_for_readers
     url = f"sqlite:///{tmp_path / 'spades.db'}"
     store = await open_store(url)
     for n in range(30):
-        await store.create_game(f"g{n}", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={"pad": "x" * 500},
-                                host_id=n)  # fmt: skip
+        await store.create_game(f"g{n}", guild_id=GUILD, channel_id=CHANNEL + n, mode="solo",
+                                rules={"pad": "x" * 500}, host_id=n)  # fmt: skip
     await store.close()  # everything is checkpointed into the database file itself
 
     store = await open_store(url)
@@ -193,7 +208,86 @@ async def test_a_page_damaged_under_a_running_store_is_a_store_error_for_readers
             file.seek(4096)
             file.write(b"\xa5" * (size - 4096))
         with pytest.raises(StoreError, match="damaged") as raised:
-            await store.recent_games(GUILD, CHANNEL)
+            await store.recent_games(GUILD, CHANNEL + 29)
         assert not isinstance(raised.value, StoreUnavailable)
+    finally:
+        await store.close()
+
+
+async def test_a_postgresql_server_that_stops_refuses_writes_and_they_work_once_it_is_back(
+    pg_own_server: PgServer,
+) -> None:
+    server = pg_own_server
+    store = await open_store(server.create_database("spades"))
+    try:
+        later = random_game("g", actions=6, seed=2)
+        await store_game(store, random_game("g", actions=4, seed=2), seats_for("cutthroat"))
+
+        def save() -> Any:
+            return store.append_events("g", 5, [event_to_json(e) for e in later.events[4:6]],
+                                       Deadline("remind", 9.0), [Post("hand_dealt", {})])  # fmt: skip
+
+        await asyncio.gather(*(store.get_game("g") for _ in range(5)))  # several pooled connections
+        server.stop()
+        for attempt in (save, lambda: store.update_settings(GUILD, {"mode": "solo"}), lambda: store.load_game("g")):
+            with pytest.raises(StoreUnavailable, match=r"PostgreSQL \w+ 127\.0\.0\.1:\d+/spades"):
+                await attempt()
+        server.start()
+        await save()  # the very same call, on the same store
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
+        assert [p.kind for p in await store.pending_posts()] == ["hand_dealt"]
+        assert await store.get_settings(GUILD) == {}
+    finally:
+        await store.close()
+
+
+@pytest.mark.parametrize(
+    ("error", "unavailable", "says"),
+    [
+        (asyncpg.exceptions.DiskFullError("could not extend file"), True, "disk is full"),
+        (asyncpg.exceptions.TooManyConnectionsError("sorry, too many clients"), True, "too many connections"),
+        (asyncpg.exceptions.AdminShutdownError("terminating connection"), True, "shutting down"),
+        (asyncpg.exceptions.LockNotAvailableError("canceling statement due to lock timeout"), True, "holds a lock"),
+        (asyncpg.exceptions.SerializationError("could not serialize access"), True, "conflict"),
+        (asyncpg.exceptions.PostgresIOError("could not read block"), True, "I/O error"),
+        (ConnectionResetError(104, "Connection reset by peer"), True, "can't reach"),
+        (asyncpg.exceptions.ConnectionDoesNotExistError("connection was closed"), True, "connection to the server"),
+        (asyncpg.exceptions.DataCorruptedError("invalid page in block 3"), False, "reports damage"),
+        (asyncpg.exceptions.InvalidPasswordError("password authentication failed"), False, "refused the password"),
+        (asyncpg.exceptions.InvalidCatalogNameError('database "x" does not exist'), False, "no such database"),
+    ],
+)
+def test_postgresql_failures_are_store_errors_that_say_why(error: Exception, unavailable: bool, says: str) -> None:
+    mapped = pg_store_error(error, "db.example:5432/spades", writing=True)
+    assert isinstance(mapped, StoreUnavailable) == unavailable
+    assert says in str(mapped) and "db.example:5432/spades" in str(mapped)
+
+
+async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(pg_own_server: PgServer) -> None:
+    """A server whose commits wait for a standby that never comes; the session is ended while its
+    COMMIT waits. PostgreSQL has committed locally by then, so "nothing was saved" would be wrong:
+    the store says it can't tell, and the game shows the action once read back."""
+    server = pg_own_server
+    store = await open_store(server.create_database("spades"))
+    try:
+        later = random_game("g", actions=5, seed=3)
+        await store_game(store, random_game("g", actions=4, seed=3), seats_for("cutthroat"))
+        server.sql("ALTER SYSTEM SET synchronous_standby_names = 'a_standby_that_never_comes'")
+        server.sql("SELECT pg_reload_conf()")
+        saving = asyncio.create_task(store.append_events("g", 5, [event_to_json(later.events[4])]))
+        for _ in range(3000):
+            if server.sql("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'").strip() == "1":
+                break
+            await asyncio.sleep(0.01)
+        else:
+            raise AssertionError("the save's COMMIT never waited for the standby")
+        server.sql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")
+        with pytest.raises(StoreUnavailable, match="while committing .*may or may not have been made"):
+            await saving
+        server.sql("ALTER SYSTEM RESET synchronous_standby_names")
+        server.sql("SELECT pg_reload_conf()")
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None and stored.game.to_json() == later.to_json()
     finally:
         await store.close()

@@ -1,1 +1,2 @@
-"""Numbered schema migrations `VNNN__name.sql`, shipped as package data and applied in order."""
+"""Numbered schema migrations, shipped as package data and applied in order: `VNNN__name.sql` for
+SQLite, `VNNN__name.postgresql.sql` for PostgreSQL, the same step in each backend's SQL."""

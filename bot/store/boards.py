@@ -1,0 +1,98 @@
+"""Leaderboards and player stats, read in one snapshot by every backend (see `bot.store.sql`)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from bot.store.models import LeaderboardEntry, LeaderboardSort, ModeRating, PlayerStats
+from bot.store.sql import Transaction
+
+_ON_BOARD = "guild_id = $1 AND mode = $2 AND is_bot = 0 AND games >= $3"
+
+
+def _sort_key(tx: Transaction, sort: LeaderboardSort) -> str:
+    """What a leaderboard sorts by; each has an index (V002)."""
+    keys = {"rating": "ordinal", "wins": "wins", "win_rate": tx.dialect.win_rate, "points": "points"}
+    if sort not in keys:
+        raise ValueError(f"unknown leaderboard sort {sort!r}")
+    return keys[sort]
+
+
+async def leaderboard(
+    tx: Transaction, guild_id: int, mode: str, sort: LeaderboardSort, limit: int, offset: int, min_games: int
+) -> list[LeaderboardEntry]:
+    key = _sort_key(tx, sort)
+    board = (guild_id, mode, min_games if sort == "win_rate" else 1)
+    page = await tx.fetch(
+        f"SELECT {key} AS sort_key, * FROM ratings WHERE {_ON_BOARD}"
+        f" ORDER BY {key} DESC, ordinal DESC, player_key LIMIT $4 OFFSET $5",
+        *board, limit, offset,
+    )  # fmt: skip
+    if not page:
+        return []
+    # Only the page's first rank needs counting: after it, a row shares the rank of the row before
+    # when their keys tie, and otherwise its rank is its position.
+    first = await tx.fetchrow(
+        f"SELECT count(*) + 1 AS place FROM ratings WHERE {_ON_BOARD} AND {key} > $4", *board, page[0]["sort_key"]
+    )
+    assert first is not None
+    ranks = [int(first["place"])]
+    for position, (previous, row) in enumerate(pairwise(page), start=offset + 2):
+        ranks.append(ranks[-1] if row["sort_key"] == previous["sort_key"] else position)
+    return [
+        LeaderboardEntry(
+            rank=place,
+            user_id=int(r["player_key"]),
+            name=r["name"],
+            games=r["games"],
+            wins=r["wins"],
+            win_rate=r["wins"] / r["games"],
+            points=r["points"],
+            average_score=r["points"] / r["games"],
+            rating=r["ordinal"],
+            mu=r["mu"],
+            sigma=r["sigma"],
+        )
+        for place, r in zip(ranks, page, strict=True)
+    ]
+
+
+async def player_stats(tx: Transaction, guild_id: int, user_id: int, mode: str | None) -> PlayerStats:
+    key = str(user_id)
+    totals = await tx.fetchrow(
+        "SELECT count(*) AS games, coalesce(sum(won), 0) AS wins, coalesce(sum(final_score), 0) AS points,"
+        " coalesce(sum(bids_made), 0) AS bids_made, coalesce(sum(bids_made + bids_set), 0) AS bids_total,"
+        " coalesce(sum(nils_made), 0) AS nils_made, coalesce(sum(nils_tried), 0) AS nils_tried,"
+        " coalesce(sum(hands), 0) AS hands, coalesce(sum(bags), 0) AS bags"
+        " FROM results WHERE guild_id = $1 AND player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR mode = $3)",
+        guild_id, key, mode,
+    )  # fmt: skip
+    assert totals is not None
+    ratings = await tx.fetch(
+        "SELECT r.*, (SELECT count(*) + 1 FROM ratings AS o WHERE o.guild_id = r.guild_id"
+        " AND o.mode = r.mode AND o.is_bot = 0 AND o.ordinal > r.ordinal) AS place"
+        " FROM ratings AS r WHERE r.guild_id = $1 AND r.mode IN ('cutthroat', 'solo', 'partners')"
+        " AND r.player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR r.mode = $3) ORDER BY r.mode",
+        guild_id, key, mode,
+    )  # fmt: skip
+    games, hands, wins, bags = int(totals["games"]), int(totals["hands"]), int(totals["wins"]), int(totals["bags"])
+    return PlayerStats(
+        guild_id=guild_id,
+        user_id=user_id,
+        mode=mode,
+        games=games,
+        wins=wins,
+        win_rate=wins / games if games else 0.0,
+        average_score=int(totals["points"]) / games if games else 0.0,
+        bids_made=int(totals["bids_made"]),
+        bids_total=int(totals["bids_total"]),
+        nils_made=int(totals["nils_made"]),
+        nils_tried=int(totals["nils_tried"]),
+        hands=hands,
+        bags=bags,
+        bags_per_hand=bags / hands if hands else 0.0,
+        ratings=tuple(
+            ModeRating(r["mode"], r["ordinal"], r["mu"], r["sigma"], int(r["place"]), r["games"], r["wins"])
+            for r in ratings
+        ),
+    )

@@ -1,0 +1,122 @@
+"""Finishing a game: its results, everyone's rating and running totals, and what that did to their
+ranks, in one transaction every backend runs (see `bot.store.sql`).
+
+Two processes may finish games of one server at once (PostgreSQL): the game's row is locked first,
+so finishing one game twice answers the same, then the server-and-mode's leaderboard
+(`Transaction.lock_board`), so each game is rated from the ratings the other left and every rank is
+counted on a settled board. The locks are always taken in that order, so two finishes never deadlock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Sequence
+
+from bot.store import games, rows
+from bot.store.errors import GameNotFoundError, GameStateError
+from bot.store.models import FinishOutcome, RatingChange, SeatResult
+from bot.store.ratings import Rating, rate_game
+from bot.store.rows import PostRow
+from bot.store.sql import Transaction, placeholders
+
+# Per player key: rating before and after, rank before and after (None where it has none).
+Moves = dict[str, tuple[float | None, float, int | None, int | None]]
+
+
+async def finish(
+    tx: Transaction, game_id: str, results: Sequence[SeatResult], posts: Sequence[PostRow]
+) -> FinishOutcome:
+    game = await tx.fetchrow(
+        f"SELECT guild_id, mode, status FROM games WHERE game_id = $1{tx.dialect.lock_rows}", game_id
+    )
+    if game is None:
+        raise GameNotFoundError(f"no game {game_id!r}")
+    if game["status"] == "finished":
+        return FinishOutcome(game_id, await stored_changes(tx, game_id), already_finished=True)
+    if game["status"] != "playing":
+        raise GameStateError(f"game {game_id!r} is {game['status']}; only a game in play can finish")
+    guild_id, mode = game["guild_id"], game["mode"]
+    rows.check_results(mode, results)
+    await tx.lock_board(guild_id, mode)
+    now = time.time()  # once the board is ours: a game rated later also counts as finished later
+    moves = await _rate(tx, guild_id, mode, results, now)
+    await tx.executemany(
+        "INSERT INTO results (game_id, guild_id, mode, is_bot, rating_before, rating_after,"
+        f" rank_before, rank_after, finished_at, {rows.RESULT_COLUMNS}) VALUES ({placeholders(21)})",
+        [
+            (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, r.seat, r.player_key,
+             r.name, r.final_score, r.place, int(r.won), r.hands, r.bids_made, r.bids_set,
+             r.nils_tried, r.nils_made, r.bags)
+            for r in results
+        ],
+    )  # fmt: skip
+    await tx.execute(
+        "UPDATE games SET status = 'finished', ended_at = $1, deadline_kind = NULL, deadline_at = NULL"
+        " WHERE game_id = $2",
+        now, game_id,
+    )  # fmt: skip
+    await games.insert_posts(tx, posts, now)
+    return FinishOutcome(game_id, await stored_changes(tx, game_id), already_finished=False)
+
+
+async def _rate(tx: Transaction, guild_id: int, mode: str, results: Sequence[SeatResult], now: float) -> Moves:
+    """Update everyone's rating and running totals. Ranks are for humans only, as leaderboards are."""
+    seats_of: dict[str, list[SeatResult]] = defaultdict(list)
+    for r in results:
+        seats_of[r.player_key].append(r)
+    found = await tx.fetch(
+        f"SELECT player_key, mu, sigma FROM ratings WHERE guild_id = $1 AND mode = $2"
+        f" AND player_key IN ({placeholders(len(seats_of), first=3)})",
+        guild_id, mode, *seats_of,
+    )  # fmt: skip
+    before = {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in found}
+    after = rate_game(mode, results, before)
+    humans = [key for key, seats in seats_of.items() if not seats[0].is_bot]
+    rank_before = {k: await rank(tx, guild_id, mode, before[k].ordinal) for k in humans if k in before}
+    await tx.executemany(
+        "INSERT INTO ratings (guild_id, mode, player_key, is_bot, name, mu, sigma, ordinal,"
+        " games, wins, points, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        " ON CONFLICT (guild_id, mode, player_key) DO UPDATE SET name = excluded.name,"
+        " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
+        " games = ratings.games + excluded.games, wins = ratings.wins + excluded.wins,"
+        " points = ratings.points + excluded.points, updated_at = excluded.updated_at",
+        [
+            (guild_id, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
+             after[key].ordinal, len(seats), sum(r.won for r in seats),
+             sum(r.final_score for r in seats), now)
+            for key, seats in seats_of.items()
+        ],
+    )  # fmt: skip
+    rank_after = {k: await rank(tx, guild_id, mode, after[k].ordinal) for k in humans}
+    return {
+        key: (
+            before[key].ordinal if key in before else None,
+            after[key].ordinal,
+            rank_before.get(key),
+            rank_after.get(key),
+        )
+        for key in seats_of
+    }
+
+
+async def rank(tx: Transaction, guild_id: int, mode: str, ordinal: float) -> int:
+    """Place on the rating leaderboard: one more than the humans rated strictly higher."""
+    row = await tx.fetchrow(
+        "SELECT count(*) + 1 AS place FROM ratings WHERE guild_id = $1 AND mode = $2 AND is_bot = 0 AND ordinal > $3",
+        guild_id, mode, ordinal,
+    )  # fmt: skip
+    assert row is not None
+    return int(row["place"])
+
+
+async def stored_changes(tx: Transaction, game_id: str) -> tuple[RatingChange, ...]:
+    """What finishing the game did to each human, as kept with its results."""
+    found = await tx.fetch(
+        "SELECT seat, player_key, name, rating_before, rating_after, rank_before, rank_after,"
+        " (SELECT count(*) FROM results AS o WHERE o.guild_id = r.guild_id AND o.player_key = r.player_key"
+        "  AND o.mode = r.mode AND o.finished_at <= r.finished_at) AS games"
+        " FROM results AS r WHERE game_id = $1 AND is_bot = 0 ORDER BY seat",
+        game_id,
+    )
+    return tuple(rows.rating_change(r) for r in found)

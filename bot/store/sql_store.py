@@ -1,0 +1,237 @@
+"""`Store` written once over the shared queries; each backend supplies how a transaction runs.
+
+A backend subclasses `SqlStore` and implements `_read` and `_write` (run one operation of
+`bot.store.sql` as one read-only or one write transaction, turning whatever its driver or the OS
+raises into a `StoreError`), `_append` (its own commit path for actions: SQLite's group commit,
+PostgreSQL's per-action transactions), `claim_shards` and `close`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeVar
+
+from bot.engine import Mode
+from bot.store import boards, games, replay, rows
+from bot.store.errors import DamagedGameError, StoreError, StoreUnavailable
+from bot.store.models import (
+    UNCHANGED,
+    DamagedGame,
+    Deadline,
+    FinishOutcome,
+    GameInfo,
+    GameSummary,
+    LeaderboardEntry,
+    LeaderboardSort,
+    PendingPost,
+    PlayerStats,
+    Post,
+    Recovery,
+    Seat,
+    SeatResult,
+    ShardSet,
+    StoredGame,
+    Unchanged,
+)
+from bot.store.results import finish
+from bot.store.sql import Operation
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class SqlStore(ABC):
+    """The `Store` methods, each one operation run as one transaction by the backend."""
+
+    @abstractmethod
+    async def _read(self, operation: Operation[T]) -> T:
+        """Run `operation` in one read-only transaction: all it reads is one committed state."""
+
+    @abstractmethod
+    async def _write(self, operation: Operation[T]) -> T:
+        """Run `operation` as one transaction, committed (durably) before returning; all or nothing."""
+
+    @abstractmethod
+    async def close(self) -> None: ...
+
+    @abstractmethod
+    async def claim_shards(self, shards: ShardSet) -> None: ...
+
+    @abstractmethod
+    async def _append(self, action: games.Action) -> list[int]:
+        """Save one action (`games.append_action`), committed before returning; its posts' ids."""
+
+    # -- a game's life ----------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        game_id: str,
+        *,
+        guild_id: int,
+        channel_id: int,
+        mode: str,
+        rules: Mapping[str, Any],
+        host_id: int | None,
+        seats: Sequence[Seat] = (),
+    ) -> GameInfo:
+        mode = Mode.parse(mode).value
+        rows.check_seats(mode, seats)
+        rules_json, now = replay.dumps(dict(rules)), time.time()
+        return await self._write(
+            lambda tx: games.create(tx, game_id, guild_id, channel_id, mode, rules_json, host_id, seats, now)
+        )
+
+    async def set_seats(self, game_id: str, seats: Sequence[Seat]) -> None:
+        await self._write(lambda tx: games.set_seats(tx, game_id, seats))
+
+    async def start_game(self, game_id: str, setup: Mapping[str, Any]) -> None:
+        setup_json, now = replay.dumps(dict(setup)), time.time()
+        await self._write(lambda tx: games.start(tx, game_id, setup_json, now))
+
+    async def set_lobby_message(self, game_id: str, message_id: int | None) -> None:
+        await self._write(lambda tx: games.update(tx, game_id, "lobby_message_id = $1", (message_id,)))
+
+    async def set_table_message(self, game_id: str, message_id: int | None) -> None:
+        await self._write(lambda tx: games.update(tx, game_id, "table_message_id = $1", (message_id,)))
+
+    async def set_deadline(self, game_id: str, deadline: Deadline | None) -> None:
+        columns = rows.deadline_columns(deadline)
+        await self._write(lambda tx: games.update(tx, game_id, "deadline_kind = $1, deadline_at = $2", columns))
+
+    async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
+        await self.append_events(game_id, seq, [event])
+
+    async def append_events(
+        self,
+        game_id: str,
+        first_seq: int,
+        events: Sequence[Mapping[str, Any]],
+        deadline: Deadline | Unchanged | None = UNCHANGED,
+        posts: Sequence[Post] = (),
+    ) -> list[int]:
+        return await self._append(games.Action.of(game_id, first_seq, events, deadline, posts))
+
+    async def finish_game(
+        self, game_id: str, results: Sequence[SeatResult], posts: Sequence[Post] = ()
+    ) -> FinishOutcome:
+        post_rows = rows.post_rows(game_id, posts)
+        return await self._write(lambda tx: finish(tx, game_id, results, post_rows))
+
+    async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> list[int]:
+        post_rows, now = rows.post_rows(game_id, posts), time.time()
+        return await self._write(lambda tx: games.cancel(tx, game_id, post_rows, now))
+
+    # -- the outbox -------------------------------------------------------------------------------
+
+    async def add_posts(self, game_id: str, posts: Sequence[Post]) -> list[int]:
+        post_rows, now = rows.post_rows(game_id, posts), time.time()
+        if not post_rows:
+            return []
+        return await self._write(lambda tx: games.add_posts(tx, game_id, post_rows, now))
+
+    async def pending_posts(self, shards: ShardSet | None = None) -> list[PendingPost]:
+        return await self._read(lambda tx: games.pending_posts(tx, shards))
+
+    async def posts_delivered(self, post_ids: Sequence[int]) -> None:
+        ids = [int(post_id) for post_id in post_ids]
+        if ids:
+            await self._write(lambda tx: games.forget_posts(tx, ids))
+
+    # -- reading games back -----------------------------------------------------------------------
+
+    async def get_game(self, game_id: str) -> GameInfo | None:
+        return await self._read(lambda tx: games.read_info(tx, game_id))
+
+    async def load_game(self, game_id: str) -> StoredGame | None:
+        try:
+            found = await self._read(lambda tx: games.load_rows(tx, game_id))
+            return None if found is None else rows.rebuild(*found)
+        except (DamagedGameError, StoreUnavailable):
+            raise
+        except Exception as exc:  # any other failure to read or replay means the same to the caller
+            raise DamagedGameError(f"game {game_id!r}: {type(exc).__name__}: {exc}") from exc
+
+    async def recover(self, shards: ShardSet | None = None) -> Recovery:
+        try:
+            game_rows, seat_rows, event_rows = await self._read(lambda tx: games.unfinished_rows(tx, shards))
+        except StoreUnavailable:
+            raise
+        except StoreError:
+            log.warning("reading unfinished games in bulk failed; loading them one by one", exc_info=True)
+            return await self._recover_one_by_one(shards)
+        seats_of, events_of = rows.group_by_game(seat_rows), rows.group_by_game(event_rows)
+        loaded: list[StoredGame] = []
+        damaged: list[DamagedGame] = []
+        for row in game_rows:
+            game_id = row["game_id"]
+            try:
+                loaded.append(rows.rebuild(row, seats_of[game_id], events_of[game_id]))
+            except Exception as exc:  # one bad game must not keep the others from loading
+                damaged.append(self._set_aside(game_id, exc))
+        return Recovery(tuple(loaded), tuple(damaged))
+
+    async def _recover_one_by_one(self, shards: ShardSet | None) -> Recovery:
+        loaded: list[StoredGame] = []
+        damaged: list[DamagedGame] = []
+        for game_id in await self._read(lambda tx: games.unfinished_ids(tx, shards)):
+            try:
+                stored = await self.load_game(game_id)
+            except DamagedGameError as exc:
+                damaged.append(self._set_aside(game_id, exc))
+            else:
+                if stored is not None:
+                    loaded.append(stored)
+        return Recovery(tuple(loaded), tuple(damaged))
+
+    @staticmethod
+    def _set_aside(game_id: str, exc: Exception) -> DamagedGame:
+        reason = f"{type(exc).__name__}: {exc}"
+        log.warning("game %s could not be rebuilt and is set aside: %s", game_id, reason)
+        return DamagedGame(game_id, reason)
+
+    async def game_record(self, game_id: str) -> dict[str, Any] | None:
+        stored = await self.load_game(game_id)
+        return None if stored is None else replay.game_record(stored)
+
+    async def recent_games(self, guild_id: int, channel_id: int, limit: int = 10) -> list[GameSummary]:
+        game_rows, seat_rows, result_rows = await self._read(
+            lambda tx: games.recent_rows(tx, guild_id, channel_id, limit)
+        )
+        seats_of = rows.group_by_game(seat_rows)
+        results_of: dict[str, list[SeatResult]] = defaultdict(list)
+        for row in result_rows:
+            results_of[row["game_id"]].append(rows.seat_result(row))
+        return [
+            GameSummary(rows.game_info(g, seats_of[g["game_id"]]), tuple(results_of[g["game_id"]])) for g in game_rows
+        ]
+
+    # -- leaderboards and stats -------------------------------------------------------------------
+
+    async def leaderboard(
+        self,
+        guild_id: int,
+        mode: str,
+        sort: LeaderboardSort = "rating",
+        *,
+        limit: int = 10,
+        offset: int = 0,
+        min_games: int = 5,
+    ) -> list[LeaderboardEntry]:
+        return await self._read(lambda tx: boards.leaderboard(tx, guild_id, mode, sort, limit, offset, min_games))
+
+    async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
+        return await self._read(lambda tx: boards.player_stats(tx, guild_id, user_id, mode))
+
+    # -- server settings --------------------------------------------------------------------------
+
+    async def get_settings(self, guild_id: int) -> dict[str, Any]:
+        return await self._read(lambda tx: games.settings(tx, guild_id))
+
+    async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
+        now = time.time()
+        return await self._write(lambda tx: games.update_settings(tx, guild_id, changes, now))

@@ -1,0 +1,73 @@
+"""`python -m tests.e2e.pictures FOLDER`: play a real game against the bot and picture what a player saw.
+
+The bot runs as it ships against the fake Discord (two people and a computer player, seeded deals);
+the pictures are drawn from the messages the bot really sent, by `tests/fake_discord/picture.py`:
+`table.png` (the table and the player's private panel in the middle of a hand), `game-over.png`
+(the last hand's summary and the game-over post with its chart) and `scores.png` (the chart itself).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message
+from tests.fake_discord import BotProcess, FakeDiscord
+from tests.fake_discord.screenshot import channel_png
+
+
+async def play(folder: Path) -> None:
+    fake = FakeDiscord()
+    await fake.start()
+    bots: list[BotProcess] = []
+    try:
+        with tempfile.TemporaryDirectory() as work:
+
+            async def run(db_path: Path, extra_env: dict[str, str], **kwargs: Any) -> BotProcess:
+                bot = BotProcess(fake, db_path, extra_env, **kwargs)
+                bots.append(bot)
+                await bot.start()
+                await bot.wait_ready()
+                return bot
+
+            spades = Spades(fake, run, Path(work) / "spades.sqlite3")
+            await spades.start_bot({**TEST_ENV, "BOT_MOVE_DELAY": "0.2"})
+            alice, bob = spades.member("Alice"), spades.member("Bob")
+            channel = spades.channel("spades")
+            table = Table(spades, channel, [alice, bob])
+            lobby = await table.open(alice, target=150)
+            await spades.click(bob, lobby, f"spades:lobby:{table.game_id}:join")
+            await spades.click(alice, lobby, f"spades:lobby:{table.game_id}:addbot")
+            await spades.click(alice, lobby, f"spades:lobby:{table.game_id}:start")
+            await table.wait_table(lambda m: "▶ **" in m.text, "the table")
+            table.read_seats()
+            for user in (alice, bob):
+                await table.open_panel(user)
+            while True:  # into the second hand, to a moment when it is Alice's turn to play
+                turn = await table.whose_turn()
+                assert turn is not None
+                if turn.user is alice and turn.phase == "play" and "hand 2" in turn.panel.text and "Trick 4" in (
+                        table.table_message().text):
+                    break
+                await table.act(turn, "panel")
+            (folder / "table.png").write_bytes(channel_png(fake, alice, channel, last=2))
+            await table.play_moves(style="panel")
+            over = await game_over_message(spades, channel)
+            await asyncio.sleep(0.5)
+            (folder / "game-over.png").write_bytes(channel_png(fake, alice, channel, last=2))
+            (folder / "scores.png").write_bytes(over.attachments[0].data)
+    finally:
+        for bot in bots:
+            bot.kill()
+            await bot.wait_exit()
+        await fake.stop()
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/images")
+    target.mkdir(parents=True, exist_ok=True)
+    asyncio.run(play(target))
+    print(f"pictures written to {target}")

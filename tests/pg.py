@@ -1,0 +1,280 @@
+"""A real PostgreSQL server for tests and benchmarks, started in a temporary directory.
+
+Plain functions first, for any test package or benchmark: `start_postgres(tmp_dir)` runs `initdb`
+and `pg_ctl` (as the unprivileged `postgres` or `nobody` user when run as root, since the server
+refuses to run as root), listening only on 127.0.0.1 on a free port, with password authentication
+and the server's default fsync settings; the `PgServer` it returns hands out databases
+(`create_database`, `url_for`) and is stopped with `stop()`.
+
+Then pytest fixtures (import them all into a conftest.py, as tests/store/conftest.py does):
+`pg_server` (one server per session; skips with one line where no PostgreSQL binaries are found,
+fails under CI=true, which must run them), `pg_template` (a database migrated to the store's
+latest schema), `pg_url` (a fresh copy of it per test, from `pg_fresh_databases`: CREATE DATABASE
+... TEMPLATE is far quicker than migrating each time), `pg_empty_url`, and `pg_own_server` (a
+server of the test's own, to stop or reconfigure).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Coroutine, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import pytest
+
+from bot.store import open_store
+
+T = TypeVar("T")
+
+NOT_FOUND = "PostgreSQL server binaries not found (initdb); PostgreSQL store tests skipped"
+USER = "spades"
+PASSWORD = "spades-test-password"
+_SERVER_USERS = ("postgres", "nobody")  # whom to run the server as when the tests run as root
+_TOOLS = ("initdb", "pg_ctl", "postgres", "psql")
+
+
+class PostgresNotFound(RuntimeError):
+    """No PostgreSQL server binaries on this machine."""
+
+
+def find_bindir() -> Path | None:
+    """Where initdb, pg_ctl, postgres and psql are: `pg_config --bindir`, the newest
+    /usr/lib/postgresql/*/bin, or the folder of an `initdb` on PATH."""
+    candidates: list[Path] = []
+    pg_config = shutil.which("pg_config")
+    if pg_config:
+        found = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, check=False)
+        candidates.append(Path(found.stdout.strip()))
+    versions = Path("/usr/lib/postgresql").glob("*/bin")
+    candidates += sorted(versions, key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0, reverse=True)
+    initdb = shutil.which("initdb")
+    if initdb:
+        candidates.append(Path(initdb).resolve().parent)
+    for folder in candidates:
+        if all(os.access(folder / tool, os.X_OK) for tool in _TOOLS):
+            return folder
+    return None
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _server_user() -> pwd.struct_passwd | None:
+    """The user the server runs as: None (ourselves) unless we are root."""
+    if os.geteuid() != 0:
+        return None
+    for name in _SERVER_USERS:
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    raise PostgresNotFound(f"running as root, and none of the users {_SERVER_USERS} exists to run PostgreSQL as")
+
+
+def _make_reachable(folder: Path, user: pwd.struct_passwd) -> None:
+    """Let `user` reach `folder`: search permission on each ancestor that denies it (pytest's own
+    temporary folders are private to root), and the folder itself."""
+    folder.mkdir(parents=True, exist_ok=True)
+    os.chown(folder, user.pw_uid, user.pw_gid)
+    for ancestor in folder.parents:
+        mode = ancestor.stat().st_mode
+        if not mode & 0o001:
+            ancestor.chmod(mode | 0o001)
+
+
+@dataclass
+class PgServer:
+    """A running server of our own; its superuser `USER` authenticates with `PASSWORD`."""
+
+    bindir: Path
+    folder: Path
+    port: int
+    run_as: pwd.struct_passwd | None
+
+    @property
+    def data_dir(self) -> Path:
+        return self.folder / "data"
+
+    def url_for(self, dbname: str) -> str:
+        return f"postgresql://{USER}:{PASSWORD}@127.0.0.1:{self.port}/{dbname}"
+
+    def _run(self, *command: str) -> subprocess.CompletedProcess[str]:
+        """A server tool, as `run_as` if set (runuser, or setpriv where there is no runuser)."""
+        prefix: list[str] = []
+        user = self.run_as
+        if user is not None and shutil.which("runuser"):
+            prefix = ["runuser", "-u", user.pw_name, "--"]
+        elif user is not None:
+            prefix = ["setpriv", f"--reuid={user.pw_uid}", f"--regid={user.pw_gid}", "--clear-groups", "--"]
+        return subprocess.run(
+            [*prefix, *command], capture_output=True, text=True, check=True, cwd=self.folder, timeout=120
+        )
+
+    def sql(self, statement: str, dbname: str = "postgres") -> str:
+        """Run one statement with psql as the superuser; its output, unaligned."""
+        done = subprocess.run(
+            [str(self.bindir / "psql"), "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
+             "-p", str(self.port), "-U", USER, "-d", dbname, "-c", statement],
+            capture_output=True, text=True, check=True, timeout=120, env={**os.environ, "PGPASSWORD": PASSWORD},
+        )  # fmt: skip
+        return done.stdout
+
+    def create_database(self, name: str, template: str | None = None) -> str:
+        """A new, empty database (or a copy of `template`); its URL. A template still being let go of
+        by a client that just disconnected is waited for."""
+        statement = f'CREATE DATABASE "{name}"' + (f' TEMPLATE "{template}"' if template else "")
+        for attempt in itertools.count():
+            try:
+                self.sql(statement)
+                return self.url_for(name)
+            except subprocess.CalledProcessError as error:
+                if "is being accessed by other users" not in error.stderr or attempt >= 50:
+                    raise RuntimeError(f"{statement} failed: {error.stderr.strip()}") from error
+                time.sleep(0.1)
+        raise AssertionError("unreachable")
+
+    def start(self) -> None:
+        options = (
+            f"-c listen_addresses=127.0.0.1 -c port={self.port} -c unix_socket_directories='' -c max_connections=300"
+        )
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-l", str(self.folder / "server.log"),
+                  "-o", options, "-w", "-t", "60", "start")  # fmt: skip
+
+    def stop(self) -> None:
+        """Stop the server (fast: sessions are ended); nothing to do if it isn't running."""
+        if not (self.data_dir / "postmaster.pid").exists():
+            return
+        self._run(str(self.bindir / "pg_ctl"), "-D", str(self.data_dir), "-m", "fast", "-w", "-t", "60", "stop")
+
+
+def start_postgres(tmp_dir: Path) -> PgServer:
+    """A new server with its data in `tmp_dir`, running; raises PostgresNotFound without binaries."""
+    bindir = find_bindir()
+    if bindir is None:
+        raise PostgresNotFound(NOT_FOUND)
+    run_as = _server_user()
+    folder = tmp_dir / "postgresql"
+    if run_as is not None:
+        _make_reachable(folder, run_as)
+    else:
+        folder.mkdir(parents=True, exist_ok=True)
+    password_file = folder / "password"
+    password_file.write_text(PASSWORD + "\n")
+    if run_as is not None:
+        os.chown(password_file, run_as.pw_uid, run_as.pw_gid)
+    server = PgServer(bindir, folder, free_port(), run_as)
+    server._run(str(bindir / "initdb"), "-D", str(server.data_dir), f"--username={USER}", f"--pwfile={password_file}",
+                "--auth=scram-sha-256", "--encoding=UTF8", "--no-locale")  # fmt: skip
+    password_file.unlink()
+    server.start()
+    return server
+
+
+def run_elsewhere(work: Coroutine[Any, Any, T]) -> T:
+    """Run a coroutine to the end on a loop of its own on another thread, from sync code that may be
+    called while a test's loop runs (a fixture, a helper that damages a database)."""
+    with ThreadPoolExecutor(1) as thread:
+        return thread.submit(asyncio.run, work).result()
+
+
+def migrate_database(url: str) -> None:
+    """Bring a database to the store's latest schema."""
+
+    async def migrate() -> None:
+        await (await open_store(url)).close()
+
+    run_elsewhere(migrate())
+
+
+# -- pytest fixtures ------------------------------------------------------------------------------
+
+_databases = itertools.count(1)
+
+
+def _start_or_skip(tmp_dir: Path) -> PgServer:
+    try:
+        return start_postgres(tmp_dir)
+    except PostgresNotFound as missing:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{missing}; CI must run the PostgreSQL tests: install the PostgreSQL server")
+        pytest.skip(str(missing))
+
+
+@pytest.fixture(scope="session")
+def pg_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PgServer]:
+    server = _start_or_skip(tmp_path_factory.mktemp("pg"))
+    yield server
+    server.stop()
+    shutil.rmtree(server.folder, ignore_errors=True)  # a database per test adds up to a gigabyte or so
+
+
+@pytest.fixture
+def pg_own_server(tmp_path: Path) -> Iterator[PgServer]:
+    """A server for this test alone, to stop, start or reconfigure under a running store."""
+    server = _start_or_skip(tmp_path)
+    yield server
+    server.stop()
+
+
+class FreshDatabases:
+    """Copies of a template, each made on a thread while the test before runs: a copy takes the
+    server a fifth of a second or so, mostly writing and syncing its log."""
+
+    def __init__(self, server: PgServer, template: str) -> None:
+        self._server = server
+        self._template = template
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="fresh-database")
+        self._next = self._thread.submit(self._copy)
+
+    def _copy(self) -> str:
+        return self._server.create_database(f"test_{next(_databases)}", template=self._template)
+
+    def take(self) -> str:
+        url = self._next.result()
+        self._next = self._thread.submit(self._copy)
+        return url
+
+    def close(self) -> None:
+        self._next.cancel()
+        self._thread.shutdown()
+
+
+@pytest.fixture(scope="session")
+def pg_template(pg_server: PgServer) -> str:
+    """The name of a database at the store's latest schema, to copy."""
+    migrate_database(pg_server.create_database("spades_template"))
+    return "spades_template"
+
+
+@pytest.fixture(scope="session")
+def pg_fresh_databases(pg_server: PgServer, pg_template: str) -> Iterator[FreshDatabases]:
+    supply = FreshDatabases(pg_server, pg_template)
+    yield supply
+    supply.close()
+
+
+@pytest.fixture
+def pg_url(pg_fresh_databases: FreshDatabases) -> str:
+    """A fresh database at the latest schema, for this test alone."""
+    return pg_fresh_databases.take()
+
+
+@pytest.fixture
+def pg_empty_url(pg_server: PgServer) -> str:
+    """A new database without a table, for tests of migrating one."""
+    return pg_server.create_database(f"empty_{next(_databases)}")

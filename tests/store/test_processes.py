@@ -1,0 +1,183 @@
+"""Several bot processes on one database: each serves its own shards, and what SQLite's single writer
+used to guarantee is now the database's job (one active game per channel, ratings that count every
+game). PostgreSQL tests open two stores on one database, as two processes would: each has its own
+connections, so their transactions really do run side by side on the server."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+from bot.engine import Game
+from bot.store import (
+    ChannelBusyError,
+    GameStateError,
+    Post,
+    ShardInUseError,
+    ShardSet,
+    Store,
+    open_store,
+)
+from bot.store.postgresql import connection as pg_connection
+from bot.store.ratings import rate_game
+from tests.store.helpers import CHANNEL, GUILD, channel_of, random_game, result, seats_for, store_game
+
+
+@pytest.fixture
+async def two_stores(pg_url: str) -> AsyncIterator[tuple[Store, Store]]:
+    first, second = await open_store(pg_url), await open_store(pg_url)
+    yield first, second
+    await first.close()
+    await second.close()
+
+
+def test_a_shard_set_names_real_shards() -> None:
+    assert ShardSet(4, frozenset({0, 3})).owns(7 << 22) and not ShardSet(4, frozenset({0, 3})).owns(6 << 22)
+    for count, ids in ((0, {0}), (2, set()), (2, {2}), (2, {-1})):
+        with pytest.raises(ValueError, match="shards"):
+            ShardSet(count, frozenset(ids))
+
+
+async def test_recovery_and_the_outbox_pick_the_games_of_a_processs_shards(store: Store) -> None:
+    rng = random.Random(9)
+    guilds = {f"g{n}": rng.randrange(1 << 40, 1 << 62) for n in range(24)}  # snowflake-sized
+    for n, (game_id, guild_id) in enumerate(guilds.items()):
+        await store_game(store, random_game(game_id, actions=4, seed=n), seats_for("cutthroat"), guild_id=guild_id)
+        await store.add_posts(game_id, [Post("table", {"n": n})])
+    await store.cancel_game("g0", [Post("cancelled", {})])  # ended, but still owes a post
+
+    for shards in (ShardSet(1, frozenset({0})), ShardSet(3, frozenset({1})), ShardSet(4, frozenset({0, 3}))):
+        mine = {game_id for game_id, guild_id in guilds.items() if shards.owns(guild_id)}
+        recovery = await store.recover(shards)
+        assert {s.info.game_id for s in recovery.games} == mine - {"g0"}
+        pending = await store.pending_posts(shards)
+        assert {p.game_id for p in pending} == mine and all(shards.owns(p.guild_id) for p in pending)
+        assert [p.post_id for p in pending] == sorted(p.post_id for p in pending)
+    assert len(await store.pending_posts()) == len(guilds) + 1
+
+
+async def test_a_shard_is_served_by_one_process_at_a_time(pg_url: str) -> None:
+    stores = [await open_store(pg_url) for _ in range(3)]
+    first, second, third = stores
+    try:
+        await first.claim_shards(ShardSet(2, frozenset({1})))
+        with pytest.raises(ShardInUseError, match=r"^shard 1 of 2 is already served by another bot process"):
+            await second.claim_shards(ShardSet(2, frozenset({0, 1})))
+        await third.claim_shards(ShardSet(2, frozenset({0})))  # the second took none of the two
+        await first.close()  # the first process stops: its shard is free
+        await second.claim_shards(ShardSet(2, frozenset({1})))
+        with pytest.raises(ShardInUseError, match="shard 0 of 2"):  # the third still serves it
+            await _claim_in_a_new_process(pg_url, ShardSet(2, frozenset({0})))
+    finally:
+        for store in stores[1:]:
+            await store.close()
+
+
+async def _claim_in_a_new_process(url: str, shards: ShardSet) -> None:
+    store = await open_store(url)
+    try:
+        await store.claim_shards(shards)
+    finally:
+        await store.close()
+
+
+async def test_two_processes_opening_a_lobby_in_one_channel_get_one(two_stores: tuple[Store, Store]) -> None:
+    first, second = two_stores
+    for n in range(10):
+        outcomes = await asyncio.gather(
+            *(store.create_game(f"c{n}-{side}", guild_id=GUILD, channel_id=CHANNEL + n, mode="solo", rules={},
+                                host_id=side)
+              for side, store in enumerate(two_stores)),
+            return_exceptions=True,
+        )  # fmt: skip
+        assert sorted(type(o).__name__ for o in outcomes) == ["ChannelBusyError", "GameInfo"]
+        assert len([g for g in await first.recent_games(GUILD, CHANNEL + n) if g.info.status == "lobby"]) == 1
+    with pytest.raises(ChannelBusyError):
+        await second.create_game("late", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=1)
+
+
+async def _started(store: Store, game_id: str) -> None:
+    await store.create_game(game_id, guild_id=GUILD, channel_id=channel_of(game_id), mode="cutthroat", rules={},
+                            host_id=1, seats=seats_for("cutthroat"))  # fmt: skip
+    await store.start_game(game_id, Game.new(game_id, "cutthroat", seed=1).setup_json())
+
+
+async def _wait_for_waiters(conn: asyncpg.Connection, count: int) -> None:
+    """Until `count` of the bot's sessions are waiting on a lock (the test's own lock, or each other)."""
+    for _ in range(3000):
+        waiting = await conn.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'spades-bot' AND wait_event_type = 'Lock'"
+        )
+        if waiting >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"the bot's sessions never all waited on a lock ({waiting} of {count})")
+
+
+async def test_two_processes_finishing_games_with_the_same_players_both_count(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Both finishes are held inside their transactions until each has gone as far as it can: without
+    the leaderboard lock both would rate from the same old ratings, and one game would be lost."""
+    monkeypatch.setattr(pg_connection, "LOCK_TIMEOUT_MS", 60_000)  # the held lock must not time out
+    games = {
+        "a": [result(0, "1", 510, 1), result(1, "2", 300, 2), result(2, "3", 90, 3)],
+        "b": [result(0, "3", 505, 1), result(1, "1", 200, 2), result(2, "2", -40, 3)],
+    }
+    first, second = await open_store(pg_url), await open_store(pg_url)
+    holder = await asyncpg.connect(pg_url)
+    try:
+        for game_id in games:
+            await _started(first, game_id)
+        held = holder.transaction()
+        await held.start()
+        await holder.execute("LOCK TABLE results IN SHARE MODE")  # finishes can't insert their results yet
+        finishing = [
+            asyncio.create_task(store.finish_game(game_id, results))
+            for store, (game_id, results) in zip((first, second), games.items(), strict=True)
+        ]
+        await _wait_for_waiters(holder, 2)
+        await held.rollback()
+        outcomes = dict(zip(games, await asyncio.gather(*finishing), strict=True))
+
+        # every game counts for everyone
+        for user_id in (1, 2, 3):
+            stats = await second.player_stats(GUILD, user_id, "cutthroat")
+            played = [r for results in games.values() for r in results if r.player_key == str(user_id)]
+            assert (stats.games, stats.wins) == (2, sum(r.won for r in played))
+            assert stats.average_score == sum(r.final_score for r in played) / 2
+        # the ratings are both games applied one after the other, in the order the changes report
+        later = max(outcomes, key=lambda game_id: outcomes[game_id].changes[0].games)
+        earlier = "a" if later == "b" else "b"
+        assert {c.games for c in outcomes[earlier].changes} == {1} and {c.games for c in outcomes[later].changes} == {2}
+        after_earlier = rate_game("cutthroat", games[earlier], {})
+        expected = rate_game("cutthroat", games[later], after_earlier)
+        board = {str(e.user_id): e for e in await first.leaderboard(GUILD, "cutthroat")}
+        for key, rating in expected.items():
+            assert (board[key].mu, board[key].sigma) == pytest.approx((rating.mu, rating.sigma))
+        for change in outcomes[later].changes:
+            assert change.rating_before == pytest.approx(after_earlier[change.player_key].ordinal)
+            assert (change.rating_after, change.rank_after) == pytest.approx(
+                (board[change.player_key].rating, board[change.player_key].rank)
+            )
+    finally:
+        await holder.close()
+        await first.close()
+        await second.close()
+
+
+async def test_two_processes_finishing_the_same_game_count_it_once(two_stores: tuple[Store, Store]) -> None:
+    first, second = two_stores
+    await _started(first, "g")
+    results = [result(0, "1", 510, 1), result(1, "2", 300, 2), result(2, "3", 90, 3)]
+    outcomes = await asyncio.gather(*(store.finish_game("g", results, [Post("game_over", {})]) for store in two_stores))
+    assert sorted(o.already_finished for o in outcomes) == [False, True]
+    assert outcomes[0].changes == outcomes[1].changes
+    assert (await first.player_stats(GUILD, 1)).games == 1
+    assert [p.kind for p in await second.pending_posts()] == ["game_over"]
+    with pytest.raises(GameStateError):
+        await second.cancel_game("g")

@@ -67,7 +67,8 @@ import uvloop
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
+from load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
+
 from tests.fake_discord import BotProcess, FakeInteraction  # noqa: E402
 
 CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}

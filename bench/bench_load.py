@@ -152,14 +152,16 @@ class Window:
     bot_cpu: list[float | None] = field(default_factory=list)
     requests: Counter[str] = field(default_factory=Counter)
     errors: int = 0
-    tally: Tally = field(default_factory=Tally)
+    tally: Tally = field(default_factory=Tally)  # its counts only
+    unexpected: int = 0
 
     def __post_init__(self) -> None:
         fake, tally = self.world.fake, self.world.tally
         self.bot_cpu = self.world.bot_cpu()
         self.requests = Counter(fake.request_counts)
         self.errors = len(fake.errors)
-        self.tally = Tally(tally.moves, tally.games_started, tally.games_finished, list(tally.unexpected))
+        self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
+        self.unexpected = len(tally.unexpected)
 
     def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
         fake, tally = self.world.fake, self.world.tally
@@ -171,7 +173,7 @@ class Window:
         rest.subtract(self.requests)
         figures = latency_figures(interactions)
         protocol_errors = fake.errors[self.errors:]
-        unexpected = tally.unexpected[len(self.tally.unexpected):]
+        unexpected = tally.unexpected[self.unexpected:]
         figures.update({
             "moves": tally.moves - self.tally.moves,
             "games_started": tally.games_started - self.tally.games_started,
@@ -201,7 +203,6 @@ async def drain(interactions: Sequence[FakeInteraction]) -> None:
 class World:
     """The fake, its tables (channels of three people) and the bot processes of one configuration."""
 
-    config: str
     fake: LoadDiscord
     tables: list[Table]
     tally: Tally
@@ -242,7 +243,7 @@ async def running(config: str, table_count: int, synchronous: str, log_path: Pat
     tally = Tally()
     fake = LoadDiscord(recommended_shards=processes)
     await fake.start()
-    world = World(config, fake, [], tally)
+    world = World(fake, [], tally)
     with tempfile.TemporaryDirectory() as name, contextlib.ExitStack() as stack:
         folder = Path(name)
         try:
@@ -280,6 +281,7 @@ async def running(config: str, table_count: int, synchronous: str, log_path: Pat
             world.log_errors = [line for log in logs for line in log.splitlines()
                                 if " ERROR " in line or "Traceback" in line]
             await fake.stop()
+            gc.unfreeze()  # the next rate's world starts afresh: let this one's heap go
 
 
 def quiet_collector() -> None:

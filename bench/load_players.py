@@ -98,7 +98,7 @@ class Table:
 
     def __init__(self, fake: LoadDiscord, channel: FakeChannel, users: list[FakeUser], tally: Tally) -> None:
         self.fake, self.channel, self.users, self.tally = fake, channel, users, tally
-        self.phase = "new"  # new → join → panels → play → over → (rematch | new) → …
+        self.phase = "new"  # new → join → panels → play → (rematch | new) → …
         self.game_id = ""
         self.lobby: FakeMessage | None = None
         self.table_message: FakeMessage | None = None  # the latest message with this game's My hand
@@ -106,6 +106,7 @@ class Table:
         self.over_game = ""  # the finished game a rematch is asked on
         self.panels: list[FakeMessage] = []
         self.acted: list[int] = []  # per seat: the panel version last acted on
+        self.seen: list[tuple[int, str | None]] = []  # per seat: a panel version and what it asks
         self.seated = 0
         self.games = 0
         self.moves = 0
@@ -201,7 +202,9 @@ class Table:
             version = len(panel.history)
             if version <= self.acted[seat]:
                 continue  # after a command the panel shows the move only once the bot edits it
-            phase = self.panel_phase(panel, self.game_id)
+            if self.seen[seat][0] != version:  # reading a panel costs: once per version
+                self.seen[seat] = (version, self.panel_phase(panel, self.game_id))
+            phase = self.seen[seat][1]
             if phase == "over":
                 over += 1
             elif phase == "hidden":
@@ -308,7 +311,7 @@ class Table:
             return False
         self.game_id = ids[0].split(":")[2]
         self.lobby, self.table_message = lobby, None
-        self.panels, self.acted, self.next_seat = [], [], 0
+        self.panels, self.acted, self.seen, self.next_seat = [], [], [], 0
         return True
 
     def _lobby_opened(self, inter: FakeInteraction, answer: FakeMessage) -> None:
@@ -355,6 +358,7 @@ class Table:
             return self._wrong(inter, answer)
         self.panels.append(answer)
         self.acted.append(0)
+        self.seen.append((0, None))
         if len(self.panels) == len(self.users):
             self.phase = "play"
         return None

@@ -418,8 +418,9 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
     rng = random.Random(args.seed)
     rows: list[dict[str, Any]] = []
     for rate in rates:
-        if rows and overloaded(rows[-1]) and not args.all_rates:
-            rows.append({"offered_rate": rate, "skipped": f"{rows[-1]['offered_rate']:g}/s was already overloaded"})
+        tried = [row for row in rows if "skipped" not in row]
+        if tried and overloaded(tried[-1]) and not args.all_rates:
+            rows.append({"offered_rate": rate, "skipped": f"{tried[-1]['offered_rate']:g}/s was already overloaded"})
             continue
         tables = max(1, math.ceil(rate * args.table_gap))
         async with running(args.config, tables, args.synchronous, args.log) as world:

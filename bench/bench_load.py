@@ -1,29 +1,63 @@
-"""Load benchmark: 50 cutthroat games at once in 50 channels (150 people) against the real bot.
+"""Load benchmark: the real bot (`python -m bot`, BOT_MOVE_DELAY=0, HAND_PAUSE=0, the production
+REFRESH_INTERVAL of 1 s) against the test suite's fake Discord on 127.0.0.1, played by scripted
+people who see only what a person sees (`load_players.py`): three to a channel, they open a game
+(`/spades new`, Join, `/spades join`, Start, or every other game Rematch ×3), press **My hand** once
+each and wait for their private panel to say it's their turn; then one click on it (one move in four
+by `/spades bid` / `/spades play` instead). Games go to 50 with mercy 50, so about one hand each.
+The fake times every acknowledgement: interaction sent on the gateway → callback received.
 
-The bot runs as it ships (`python -m bot` in a subprocess, its own SQLite file, BOT_MOVE_DELAY=0)
-against the test suite's fake Discord on 127.0.0.1. Each channel has three scripted players who act
-as fast as the bot lets them: each waits for the bot's answer before the next interaction. They find
-whose turn it is with `/spades hand`, bid with `/spades bid` or the bid buttons, and play with the
-hand panel's card buttons or `/spades play`; when a game ends (games go to 50 with mercy 50, so
-they are short) the channel opens the next one. After `--seconds` the players stop.
+Two modes:
+- closed loop (default): `--games` channels (50, so 150 people) all act as soon as they can, for
+  `--seconds` (60). Each waits for the bot, so this shows what the bot sustains, not how it queues.
+- open loop (`--rate R`, or `--sweep 100,200,400,800,1200`): interactions fired on a schedule
+  (`--arrivals poisson` or `even`) whatever the answers, so a slow bot can't slow the clients down
+  and hide its queueing (coordinated omission). Each arrival goes to the table that has waited
+  longest with something to do; there are rate × `--table-gap` (3 s) tables, so each table acts
+  about every 3 s, as people do, and is idle between: the 1 s refresh interval never paces a table.
+  An arrival that finds no table with anything to do is counted as missed (the achieved rate says
+  so); an answer that never comes is given up after 5 s and the player looks at the panel again.
+  Each rate runs on a fresh fake, bot and database (an overload must not spill into the next rate).
+  Before the clock starts (unmeasured) its tables open their games and play them, closed loop, to
+  a random point of the hand, so games end during the run as often as in steady state (a game
+  lasts about 3 min at one move per table every 3 s); then `--warmup` (5 s) unmeasured and
+  `--seconds` (30) measured. The highest rate with p99 under 100 ms, none over 3 s, no error and
+  95% of the arrivals sent is `max_rate_p99_under_100ms`. A sweep skips the rates above one whose
+  p99 reached 1 s or that lost over 1% of its answers (`--all-rates` runs them anyway).
 
-Every acknowledgement is timed by the fake (interaction sent on the gateway → callback received).
-Targets: p99 under 100 ms, none over 3 s (Discord's limit), no error. The last line printed is a
-JSON object with every figure.
+Configurations (`--config`): `sqlite-1` one bot process on SQLite (the default); `pg-1` one bot
+process on PostgreSQL; `pg-2shards` two bot processes (SHARD_COUNT=2, SHARD_IDS=0 and 1) on one
+PostgreSQL, guilds created half on each shard. PostgreSQL runs throwaway (`tests/pg.py`).
+
+Targets: ack p99 under 100 ms; none over 3 s (Discord's limit); no error; and on this 2-core
+machine `pg-2shards` sustains at least 1.6× the open-loop rate of `pg-1` at p99 under 100 ms
+(compare `max_rate_p99_under_100ms` of the two sweeps).
+
+Run:
+    .venv/bin/python bench/bench_load.py                                   # sqlite-1, closed loop, 60 s
+    .venv/bin/python bench/bench_load.py --sweep 100,200,400,800,1200      # sqlite-1, open loop
+    .venv/bin/python bench/bench_load.py --config pg-1 --sweep 100,200,400,800,1200
+    .venv/bin/python bench/bench_load.py --config pg-2shards --sweep 100,200,400,800,1200
+The last line printed is one JSON object with every figure; every process a run starts is stopped
+before it ends.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import gc
 import json
+import logging
+import math
 import os
-import re
+import random
+import signal
 import sys
 import tempfile
 import time
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,179 +67,69 @@ import uvloop
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.fake_discord import (  # noqa: E402
-    BotProcess,
-    FakeChannel,
-    FakeDiscord,
-    FakeInteraction,
-    FakeMessage,
-    FakeResponse,
-    FakeUser,
-)
+from load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
 
-GAMES = 50
-GAME_ID = re.compile(r"game `(?P<id>[0-9a-f]+)`")
-GENERIC_FAILURE = "Something went wrong"
-NO_GAME = "There's no game in this channel"
+from tests.fake_discord import BotProcess, FakeInteraction  # noqa: E402
 
-
-@dataclass
-class Tally:
-    moves: int = 0
-    games_started: int = 0
-    games_finished: int = 0
-    unexpected: list[str] = field(default_factory=list)
-
-    def oops(self, what: str) -> None:
-        self.unexpected.append(what[:300])
+CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}
+PG_MISSING = "PostgreSQL configurations need tests/pg.py (the PostgreSQL store)"
+TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the shards
+PLAYERS = 3
+REFRESH_INTERVAL = "1.0"  # what production uses: each game's table and panels edited at most once a second
+BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING", "REFRESH_INTERVAL": REFRESH_INTERVAL}
+PREPARE_AT_ONCE = 200  # tables getting ready together before an open-loop run (the bot keeps up with it)
+STAGGER_MOVES = 54  # a cutthroat hand: 3 bids and 51 cards, and games to 50 with mercy 50 last about one
+OVERLOADED_P99_MS = 1000.0  # a sweep stops after a rate this slow, or that lost answers: higher ones only
+OVERLOADED_LOST = 0.01  # collapse further (an answer after 3 s is refused, so p99 alone never shows more)
+STALL_SECONDS = 30.0  # open loop: a table not waiting for an arrival with nothing answered this long is stuck
+DRAIN_SECONDS = 5.0  # after a run: how long the answers still in flight are awaited
+TARGET_P99_MS = 100.0
+ENOUGH_OF_OFFERED = 0.95  # an open-loop rate counts only if this much of it was really sent
 
 
-class LoadDiscord(FakeDiscord):
-    """The fake, with a cheap wait for an answer. Its `wait_for_response` wakes every waiter on every
-    change; with 50 players waiting at once that costs the load generator more CPU than the bot gets."""
-
-    def __init__(self) -> None:
-        self._answers: dict[FakeInteraction, asyncio.Future[None]] = {}
-        super().__init__()
-
-    def notify(self) -> None:
-        super().notify()
-        for inter, future in self._answers.items():
-            if inter.response is not None and not future.done():
-                future.set_result(None)
-
-    async def answer(self, inter: FakeInteraction, timeout: float) -> FakeResponse:
-        if inter.response is None:
-            future = self._answers[inter] = asyncio.get_running_loop().create_future()
-            try:
-                await asyncio.wait_for(future, timeout)
-            except TimeoutError:
-                raise AssertionError(f"no answer to {inter} in {timeout}s") from None
-            finally:
-                del self._answers[inter]
-        assert inter.response is not None
-        return inter.response
+class Unavailable(Exception):
+    """A configuration can't run here; the message is the one line the user sees."""
 
 
-class Channel:
-    """Three scripted players in one channel, playing game after game until the deadline."""
-
-    def __init__(self, fake: LoadDiscord, channel: FakeChannel, users: list[FakeUser], tally: Tally) -> None:
-        self.fake, self.channel, self.users, self.tally = fake, channel, users, tally
-        self.game_id = ""
-        self.moves = 0
-
-    async def answer(self, inter: FakeInteraction) -> FakeMessage:
-        response = await self.fake.answer(inter, 10.0)
-        message = response.message
-        assert message is not None, f"{inter} was answered without a message"
-        if GENERIC_FAILURE in message.content:
-            self.tally.oops(f"{inter}: {message.content}")
-        return message
-
-    async def command(self, user: FakeUser, sub: str, **options: Any) -> FakeMessage:
-        return await self.answer(await self.fake.send_slash_command(user, self.channel, "spades", sub, options))
-
-    async def click(self, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeMessage:
-        return await self.answer(await self.fake.click_button(user, message, custom_id))
-
-    async def run(self, deadline: float) -> None:
-        try:
-            while time.monotonic() < deadline:
-                await self.one_game(deadline)
-        except Exception as error:  # a stuck or broken game is a finding, not a crash of the benchmark
-            self.tally.oops(f"channel {self.channel.name}: {error!r}")
-
-    async def one_game(self, deadline: float) -> None:
-        host, *guests = self.users
-        lobby = await self.command(host, "new", target=50, mercy=50)
-        found = GAME_ID.search(lobby.content)
-        if found is None:
-            self.tally.oops(f"no lobby: {lobby.content}")
-            return
-        self.game_id = found["id"]
-        for user in guests:
-            await self.command(user, "join")
-        await self.command(host, "start")
-        self.tally.games_started += 1
-        bids = 0
-        nxt = 0  # the seat most likely to act next (seats are in join order)
-        while time.monotonic() < deadline:
-            turn = await self.whose_turn(nxt)
-            if turn is None:
-                self.tally.games_finished += 1
-                return
-            seat, phase, panel = turn
-            user = self.users[seat]
-            if phase == "bid":
-                await self.bid(user, panel, "nil" if bids % 3 == 0 else "4")
-                bids += 1
-            else:
-                await self.play(user, panel)
-            self.tally.moves += 1
-            self.moves += 1
-            nxt = (seat + 1) % 3
-
-    async def whose_turn(self, first: int) -> tuple[int, str, FakeMessage] | None:
-        for seat in (first, (first + 1) % 3, (first + 2) % 3):
-            user = self.users[seat]
-            panel = await self.command(user, "hand")
-            if NO_GAME in panel.content:
-                return None
-            reveal = f"spades:reveal:{self.game_id}"
-            if panel.find_component(reveal) is not None:
-                panel = await self.click(user, panel, reveal)
-            if "It's your turn to bid." in panel.content:
-                return seat, "bid", panel
-            if "It's your turn to play" in panel.content:
-                return seat, "play", panel
-        raise AssertionError(f"nobody has the turn in game {self.game_id}")
-
-    async def bid(self, user: FakeUser, panel: FakeMessage, bid: str) -> None:
-        if self.moves % 2:
-            answer = await self.command(user, "bid", bid=bid)
-        else:
-            buttons = await self.click(user, panel, f"spades:table:{self.game_id}:act")
-            answer = await self.click(user, buttons, f"spades:bid:{self.game_id}:{0 if bid == 'nil' else bid}")
-        if not answer.content.startswith("You bid"):
-            self.tally.oops(f"bid {bid}: {answer.content}")
-
-    async def play(self, user: FakeUser, panel: FakeMessage) -> None:
-        prefix = f"spades:card:{self.game_id}:"
-        legal = [b for b in panel.buttons() if b.get("custom_id", "").startswith(prefix) and not b.get("disabled")]
-        if self.moves % 2:
-            label = legal[0]["label"]
-            answer = await self.command(user, "play", card=label)
-            ok = answer.content == f"You played {label}."
-        else:
-            answer = await self.click(user, panel, legal[0]["custom_id"])
-            ok = answer.find_component(legal[0]["custom_id"]) is None
-        if not ok:
-            self.tally.oops(f"play {legal[0]['label']}: {answer.content}")
-
-
+# ------------------------------------------------------------------------------ measuring
 def cpu_seconds(pid: int | None) -> float | None:
     """CPU time a process has used so far (Linux), to tell a busy bot from a busy machine."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return round((int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK"), 2)
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError):
         return None
 
 
-def percentile(ordered: list[float], fraction: float) -> float:
+def machine_busy_seconds() -> float:
+    """CPU time all processes on the machine have used (Linux /proc/stat): what else ran shows as
+    this less the bots and this process."""
+    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def percentile(ordered: Sequence[float], fraction: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
 
 
-def kind_of(inter: Any) -> str:
-    """`/spades hand`, `card button`, …: what an interaction was, for the per-kind figures."""
-    data = inter.data
-    if "custom_id" in data:
-        return f"{data['custom_id'].split(':')[1]} button"
-    return f"/spades {data['options'][0]['name']}"
+def ms(seconds: float) -> float:
+    return round(1000 * seconds, 2)
 
 
-def by_kind(interactions: list[Any]) -> dict[str, dict[str, float]]:
+def latency_figures(interactions: Sequence[FakeInteraction]) -> dict[str, Any]:
+    latencies = sorted(i.response.latency for i in interactions if i.response is not None)
+    return {
+        "answered": len(latencies),
+        "unanswered": len(interactions) - len(latencies),
+        "ack_p50_ms": ms(percentile(latencies, 0.50)) if latencies else None,
+        "ack_p99_ms": ms(percentile(latencies, 0.99)) if latencies else None,
+        "ack_max_ms": ms(latencies[-1]) if latencies else None,
+        "acks_over_3s": sum(1 for x in latencies if x > 3.0),
+    }
+
+
+def by_kind(interactions: Sequence[FakeInteraction]) -> dict[str, dict[str, float]]:
     kinds: dict[str, list[float]] = {}
     for inter in interactions:
         if inter.response is not None:
@@ -218,92 +142,368 @@ def by_kind(interactions: list[Any]) -> dict[str, dict[str, float]]:
     return out
 
 
-async def main(seconds: float, games: int, synchronous: str, log_path: Path | None = None) -> dict[str, Any]:
+@dataclass
+class Window:
+    """Counters at the start of a measured stretch, to report what happened within it."""
+
+    world: World
+    started: float = field(default_factory=time.monotonic)
+    own_cpu: float = field(default_factory=time.process_time)
+    machine_cpu: float = field(default_factory=machine_busy_seconds)
+    bot_cpu: list[float | None] = field(default_factory=list)
+    requests: Counter[str] = field(default_factory=Counter)
+    errors: int = 0
+    tally: Tally = field(default_factory=Tally)  # its counts only
+    unexpected: int = 0
+
+    def __post_init__(self) -> None:
+        fake, tally = self.world.fake, self.world.tally
+        self.bot_cpu = self.world.bot_cpu()
+        self.requests = Counter(fake.request_counts)
+        self.errors = len(fake.errors)
+        self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
+        self.unexpected = len(tally.unexpected)
+
+    def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
+        fake, tally = self.world.fake, self.world.tally
+        bot_cpu = [None if a is None or b is None else round(a - b, 1)
+                   for a, b in zip(self.world.bot_cpu(), self.bot_cpu, strict=True)]
+        own_cpu = time.process_time() - self.own_cpu
+        others = machine_busy_seconds() - self.machine_cpu - own_cpu - sum(c or 0.0 for c in bot_cpu)
+        rest = Counter(fake.request_counts)
+        rest.subtract(self.requests)
+        figures = latency_figures(interactions)
+        protocol_errors = fake.errors[self.errors:]
+        unexpected = tally.unexpected[self.unexpected:]
+        figures.update({
+            "moves": tally.moves - self.tally.moves,
+            "games_started": tally.games_started - self.tally.games_started,
+            "games_finished": tally.games_finished - self.tally.games_finished,
+            "by_kind": by_kind(interactions),
+            "rest_calls": {route: n for route, n in rest.most_common() if n > 0},  # what the bot asked of Discord
+            "bot_cpu_s": bot_cpu,  # per bot process, while the players played
+            "fake_and_players_cpu_s": round(own_cpu, 1),  # a busy fake delays acks too
+            "other_processes_cpu_s": round(max(0.0, others), 1),  # whatever else ran on the machine meanwhile
+            "errors": len(protocol_errors) + figures["unanswered"] + len(unexpected),
+            "protocol_errors": [str(e)[:300] for e in protocol_errors[:10]],
+            "unexpected_replies": unexpected[:10],
+        })
+        figures["bot_cpu_share"] = [None if c is None else round(c / elapsed, 2) for c in bot_cpu]
+        return figures
+
+
+async def drain(interactions: Sequence[FakeInteraction]) -> None:
+    """Give the answers still in flight a moment (an answer later than 3 s is refused by the fake)."""
+    deadline = time.monotonic() + DRAIN_SECONDS
+    while time.monotonic() < deadline and any(i.response is None for i in interactions):
+        await asyncio.sleep(0.05)
+
+
+# ------------------------------------------------------------------------------ the world
+@dataclass
+class World:
+    """The fake, its tables (channels of three people) and the bot processes of one configuration."""
+
+    fake: LoadDiscord
+    tables: list[Table]
+    tally: Tally
+    bots: list[BotProcess] = field(default_factory=list)
+    database: str = ""
+    log_errors: list[str] = field(default_factory=list)  # error lines of the bots' logs, once stopped
+
+    def bot_cpu(self) -> list[float | None]:
+        return [cpu_seconds(bot.proc.pid if bot.proc is not None else None) for bot in self.bots]
+
+
+def sqlite_url(folder: Path, synchronous: str) -> str:
+    return f"sqlite:///{folder / 'load.sqlite3'}?synchronous={synchronous}"
+
+
+def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
+    """A throwaway PostgreSQL server and database (stopped when `stack` closes)."""
+    try:
+        from tests.pg import start_postgres
+    except ModuleNotFoundError as missing:
+        if missing.name != "tests.pg":
+            raise
+        raise Unavailable(PG_MISSING) from None
+    try:
+        server = start_postgres(folder / "pg")
+    except Exception as error:  # no server binaries, or it wouldn't start: say so in one line
+        raise Unavailable(f"PostgreSQL didn't start: {str(error).splitlines()[0] if str(error) else error!r}") \
+            from None
+    stack.callback(server.stop)
+    url: str = server.create_database("load")
+    return url
+
+
+@contextlib.asynccontextmanager
+async def running(config: str, table_count: int, synchronous: str, log_path: Path | None) -> AsyncIterator[World]:
+    """Start the fake, create `table_count` tables, start the configuration's bots; stop them all after."""
+    backend, processes = CONFIGS[config]
     tally = Tally()
-    fake = LoadDiscord()
+    fake = LoadDiscord(recommended_shards=processes)
     await fake.start()
-    with tempfile.TemporaryDirectory() as folder:
-        env = {"BOT_MOVE_DELAY": "0", "LOG_LEVEL": "WARNING",
-               "DATABASE_URL": f"sqlite:///{Path(folder) / 'load.sqlite3'}?synchronous={synchronous}"}
-        bot = BotProcess(fake, Path(folder) / "load.sqlite3", env)
+    world = World(fake, [], tally)
+    with tempfile.TemporaryDirectory() as name, contextlib.ExitStack() as stack:
+        folder = Path(name)
         try:
+            url = sqlite_url(folder, synchronous) if backend == "sqlite" else postgres_url(folder, stack)
+            world.database = url.split("@")[-1] if backend == "pg" else f"sqlite:///<tmp>?synchronous={synchronous}"
             owner = fake.create_user("Owner")
-            guild = fake.create_guild("Load Club", owner)
-            tables: list[Channel] = []
-            for n in range(games):
-                users = [fake.create_user(f"p{n}_{k}") for k in range(3)]
+            guild = None
+            for n in range(table_count):
+                if n % TABLES_PER_GUILD == 0:
+                    shard = (n // TABLES_PER_GUILD) % processes
+                    guild = fake.create_guild(f"Club {n // TABLES_PER_GUILD}", owner,
+                                              shard=shard if processes > 1 else None,
+                                              shard_count=processes if processes > 1 else None)
+                assert guild is not None
+                users = [fake.create_user(f"p{n}_{k}") for k in range(PLAYERS)]
                 for user in users:
                     fake.add_member(guild, user)
-                tables.append(Channel(fake, fake.create_channel(guild, f"spades-{n}"), users, tally))
-            await bot.start()
-            await bot.wait_ready(60.0)
-            # The fake keeps every message and interaction it has seen, so full collections of this
-            # process's growing heap stalled it for up to 0.6 s at a time, and every ack in flight was
-            # counted that much slower. Young garbage is still collected; the rest waits for the end.
-            gc.freeze()
-            gc.set_threshold(700, 10, 1_000_000_000)
-            pid = bot.proc.pid if bot.proc is not None else None
-            baseline, cpu_before, load_before = len(fake.ack_latencies), cpu_seconds(pid), os.getloadavg()[0]
-            own_before = time.process_time()
-            started = time.monotonic()
-            await asyncio.gather(*(table.run(started + seconds) for table in tables))
-            elapsed = time.monotonic() - started
-            own_cpu = time.process_time() - own_before
-            cpu_after = cpu_seconds(pid)
-            bot_cpu = round(cpu_after - cpu_before, 1) if cpu_after is not None and cpu_before is not None else None
-            latencies = sorted(fake.ack_latencies[baseline:])
-            unanswered = sum(1 for i in fake.interactions.values() if i.response is None)
-            kinds = by_kind(list(fake.interactions.values()))
-            rest_calls = Counter(f"{r.method} {r.template}" for r in fake.requests if r.at >= started)
-            log = bot.log_text()
-            if log_path is not None:
-                log_path.write_text(log)
+                world.tables.append(Table(fake, fake.create_channel(guild, f"spades-{n}"), users, tally))
+            for k in range(processes):
+                env = {**BOT_ENV, "DATABASE_URL": url}
+                if processes > 1:
+                    env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
+                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env)  # the path names its log only
+                world.bots.append(bot)
+                await bot.start()  # one after the other: the first migrates the database
+                await bot.wait_ready(120.0)
+            yield world
         finally:
-            await bot.stop()
+            for bot in world.bots:
+                await bot.stop()
+            logs = [bot.log_text() for bot in world.bots]
+            if log_path is not None:
+                with log_path.open("a") as log_file:
+                    log_file.write("\n".join(logs))
+            world.log_errors = [line for log in logs for line in log.splitlines()
+                                if " ERROR " in line or "Traceback" in line]
             await fake.stop()
-    log_errors = [line for line in log.splitlines() if " ERROR " in line or "Traceback" in line]
-    errors = len(fake.errors) + unanswered + len(tally.unexpected) + len(log_errors)
+            gc.unfreeze()  # the next rate's world starts afresh: let this one's heap go
+
+
+def quiet_collector() -> None:
+    """The fake keeps every message it has seen, so full collections of this process's growing heap
+    stalled it for up to 0.6 s at a time, and every ack in flight was counted that much slower.
+    Young garbage is still collected; what exists now is kept out of every collection."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(700, 10, 1_000_000_000)
+
+
+# ------------------------------------------------------------------------------ closed loop
+async def closed_loop(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
+    async with running(args.config, args.games, args.synchronous, args.log) as world:
+        quiet_collector()
+        before = len(world.fake.interactions)
+        window = Window(world)
+        deadline = window.started + seconds
+        await asyncio.gather(*(play_closed(table, deadline) for table in world.tables))
+        elapsed = time.monotonic() - window.started
+        interactions = list(world.fake.interactions.values())[before:]
+        await drain(interactions)
+        figures = window.figures(interactions, elapsed)
+    return {"games_at_once": args.games, "users": PLAYERS * args.games, "seconds": round(elapsed, 1),
+            "interactions": len(interactions), "interactions_per_s": round(len(interactions) / elapsed, 1),
+            **world_figures(world), **figures, "errors": figures["errors"] + len(world.log_errors)}
+
+
+def world_figures(world: World) -> dict[str, Any]:
+    """The database, and the error lines of the bots' logs (once the bots are stopped)."""
+    return {"database": world.database, "bot_log_errors": [line[:300] for line in world.log_errors[:10]]}
+
+
+# ------------------------------------------------------------------------------ open loop
+async def prepare(tables: Sequence[Table], rng: random.Random) -> None:
+    """Before the clock starts, open every table's game (lobby, start, My hand) and play it to a
+    random point of its hand, so that during the run games end (game-over post with its chart,
+    ratings, rematch) as often as they would in steady state, not all at once nor never."""
+    limit = asyncio.Semaphore(PREPARE_AT_ONCE)
+
+    async def one(table: Table, moves: int) -> None:
+        async with limit:
+            await play_closed(table, time.monotonic() + 300.0,
+                              until=lambda: table.phase == "play" and table.moves >= moves)
+
+    await asyncio.gather(*(one(t, rng.randrange(STAGGER_MOVES)) for t in tables))
+
+
+def arrival_gaps(rate: float, arrivals: str, rng: random.Random) -> Callable[[], float]:
+    if arrivals == "even":
+        return lambda: 1.0 / rate
+    return lambda: rng.expovariate(rate)
+
+
+async def offer(world: World, rate: float, seconds: float, warmup: float, arrivals: str,
+                rng: random.Random) -> dict[str, Any]:
+    """Fire interactions at `rate` per second on schedule, each to the table that has waited longest
+    with something to do; measure those scheduled after `warmup`, for `seconds`."""
+    tables = world.tables
+    ready: deque[Table] = deque()
+    queued: set[Table] = set()
+
+    def watcher(table: Table) -> Callable[[], None]:
+        def look() -> None:
+            if table not in queued and table.next_step() is not None:
+                queued.add(table)
+                ready.append(table)
+        return look
+
+    for table in tables:
+        table.on_change = watcher(table)
+        table.on_change()
+    gap = arrival_gaps(rate, arrivals, rng)
+    quiet_collector()
+    start = time.monotonic()
+    measure_from, end = start + warmup, start + warmup + seconds
+    window: Window | None = None
+    fired: list[FakeInteraction] = []
+    lags: list[float] = []
+    scheduled = missed = 0
+    due = look_again = start
+    while due < end:
+        if due >= measure_from and window is None:
+            window = Window(world)
+        if due >= look_again:  # answers that never came show only with time
+            look_again = due + 1.0
+            for table in tables:
+                table.on_change()
+        step = None
+        while ready and step is None:
+            table = ready.popleft()
+            queued.discard(table)
+            step = table.next_step()
+        measured = window is not None
+        scheduled += measured
+        if step is None:
+            missed += measured
+        else:
+            inter = await table.fire(step)
+            if measured and inter is not None:
+                fired.append(inter)
+                lags.append(time.monotonic() - due)
+        due += gap()
+        wait = due - time.monotonic()
+        if wait > 0:
+            await asyncio.sleep(wait)
+    now = time.monotonic()
+    stalled = sum(1 for t in tables if t.broken or (t not in queued and now - t.last_progress > STALL_SECONDS))
+    for table in tables:
+        table.on_change = lambda: None
+    assert window is not None
+    await drain(fired)
+    lags.sort()
+    return {"offered_rate": rate, "achieved_rate": round(len(fired) / seconds, 1), "tables": len(tables),
+            "scheduled": scheduled, "fired": len(fired), "missed": missed,
+            "fire_lag_p99_ms": ms(percentile(lags, 0.99)) if lags else None, "stalled_tables": stalled,
+            **window.figures(fired, seconds)}
+
+
+def overloaded(row: dict[str, Any]) -> bool:
+    p99 = row["ack_p99_ms"]
+    return p99 is None or p99 >= OVERLOADED_P99_MS or row["unanswered"] > OVERLOADED_LOST * row["fired"]
+
+
+def rate_ok(row: dict[str, Any]) -> bool:
+    p99 = row["ack_p99_ms"]
+    return (p99 is not None and p99 < TARGET_P99_MS and row["acks_over_3s"] == 0 and row["errors"] == 0
+            and row["fired"] >= ENOUGH_OF_OFFERED * row["scheduled"])
+
+
+async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: float) -> dict[str, Any]:
+    """Each rate on a fresh fake, bot and database, so an overload can't spill into the next rate."""
+    rng = random.Random(args.seed)
+    rows: list[dict[str, Any]] = []
+    for rate in rates:
+        tried = [row for row in rows if "skipped" not in row]
+        if tried and overloaded(tried[-1]) and not args.all_rates:
+            rows.append({"offered_rate": rate, "skipped": f"{tried[-1]['offered_rate']:g}/s was already overloaded"})
+            continue
+        tables = max(1, math.ceil(rate * args.table_gap))
+        async with running(args.config, tables, args.synchronous, args.log) as world:
+            await prepare(world.tables, rng)
+            row = await offer(world, rate, seconds, args.warmup, args.arrivals, rng)
+        row = {**row, **world_figures(world), "errors": row["errors"] + len(world.log_errors)}
+        rows.append(row)
+    passing = [row["offered_rate"] for row in rows if "skipped" not in row and rate_ok(row)]
+    return {"rates": list(rates), "arrivals": args.arrivals, "table_gap_s": args.table_gap,
+            "warmup_s": args.warmup, "seconds_per_rate": seconds, "rows": rows,
+            "max_rate_p99_under_100ms": max(passing) if passing else None,
+            "errors": sum(row.get("errors", 0) for row in rows)}
+
+
+# ------------------------------------------------------------------------------ the run
+async def main(args: argparse.Namespace) -> dict[str, Any]:
+    rates = [args.rate] if args.rate else [float(r) for r in args.sweep.split(",")] if args.sweep else []
+    seconds = args.seconds or (30.0 if rates else 60.0)
+    load_before = os.getloadavg()[0]
+    if args.log is not None:
+        args.log.write_text("")
     figures: dict[str, Any] = {
-        "bench": "load",
-        "games_at_once": games,
-        "users": 3 * games,
-        "database_url": f"sqlite:///<tmp>/load.sqlite3?synchronous={synchronous}",
-        "seconds": round(elapsed, 1),
-        "interactions": len(latencies),
-        "interactions_per_s": round(len(latencies) / elapsed, 1),
-        "moves": tally.moves,
-        "games_started": tally.games_started,
-        "games_finished": tally.games_finished,
-        "ack_p50_ms": round(1000 * percentile(latencies, 0.50), 2) if latencies else None,
-        "ack_p99_ms": round(1000 * percentile(latencies, 0.99), 2) if latencies else None,
-        "ack_max_ms": round(1000 * latencies[-1], 2) if latencies else None,
-        "acks_over_3s": sum(1 for x in latencies if x > 3.0),
-        "by_kind": kinds,
-        "rest_calls": dict(rest_calls.most_common()),  # every REST request the bot made while they played
-        "bot_cpu_s": bot_cpu,  # CPU the bot process used while the players played
-        "fake_and_players_cpu_s": round(own_cpu, 1),  # this process: a busy fake delays acks too
-        "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2)},
-        "errors": errors,
-        "protocol_errors": [str(e)[:300] for e in fake.errors[:10]],
-        "unanswered": unanswered,
-        "unexpected_replies": tally.unexpected[:10],
-        "bot_log_errors": [line[:300] for line in log_errors[:10]],
-        "targets": {"ack_p99_ms": 100, "ack_max_s": 3, "errors": 0},
+        "bench": "load", "config": args.config, "mode": "open" if rates else "closed",
+        "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": float(REFRESH_INTERVAL),
     }
-    figures["targets_met"] = bool(
-        latencies and figures["ack_p99_ms"] < 100 and figures["acks_over_3s"] == 0 and errors == 0
-    )
+    if rates:
+        results = await open_loop(args, rates, seconds)
+        figures["targets_met"] = results["max_rate_p99_under_100ms"] is not None and results["errors"] == 0
+    else:
+        results = await closed_loop(args, seconds)
+        figures["targets_met"] = bool(results["answered"] and results["ack_p99_ms"] < TARGET_P99_MS
+                                      and results["acks_over_3s"] == 0 and results["errors"] == 0)
+    figures.update({
+        **results,
+        "machine": {"cpus": os.cpu_count(), "load_1m_before": round(load_before, 2)},
+        "targets": {"ack_p99_ms": TARGET_P99_MS, "ack_max_s": 3, "errors": 0, "pg_2shards_over_pg_1": 1.6},
+    })
     return figures
 
 
-if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=60.0, help="how long the players play (default 60)")
-    parser.add_argument("--games", type=int, default=GAMES, help="games at once, one per channel (default 50)")
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--config", choices=sorted(CONFIGS), default="sqlite-1", help="bot processes and database")
+    parser.add_argument("--seconds", type=float, help="closed loop: how long (60); open loop: measured per rate (30)")
+    parser.add_argument("--games", type=int, default=50, help="closed loop: channels playing at once (50)")
+    parser.add_argument("--rate", type=float, help="open loop: interactions offered per second")
+    parser.add_argument("--sweep", help="open loop at each rate in turn, e.g. 100,200,400,800,1200")
+    parser.add_argument("--table-gap", type=float, default=3.0,
+                        help="open loop: mean seconds between one table's interactions; tables = rate × gap (3)")
+    parser.add_argument("--arrivals", choices=("poisson", "even"), default="poisson", help="open loop schedule")
+    parser.add_argument("--warmup", type=float, default=5.0, help="open loop: unmeasured seconds before each rate")
+    parser.add_argument("--seed", type=int, default=1, help="open loop: seed of the arrivals and the stagger")
+    parser.add_argument("--all-rates", action="store_true",
+                        help="sweep: run every rate, even after an overloaded one")
     parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
-                        help="the database's durability (DATABASE_URL ?synchronous=); full is the default")
-    parser.add_argument("--log", type=Path, help="also write the bot's log to this file")
+                        help="sqlite-1: the database's durability (DATABASE_URL ?synchronous=)")
+    parser.add_argument("--log", type=Path, help="also write the bots' logs to this file")
     args = parser.parse_args()
-    # The fake and the 150 players share one event loop; uvloop keeps their own queueing out of the figures.
-    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
-        print(json.dumps(runner.run(main(args.seconds, args.games, args.synchronous, args.log))))
+    if args.rate and args.sweep:
+        parser.error("give --rate or --sweep, not both")
+    return args
+
+
+async def run_until_stopped(args: argparse.Namespace) -> dict[str, Any]:
+    """SIGTERM stops the run as Ctrl-C does, so the bots and the database server are stopped too."""
+    task = asyncio.current_task()
+    assert task is not None
+    asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
+    return await main(args)
+
+
+if __name__ == "__main__":
+    arguments = parse_args()
+    # An overloaded bot answers late, and the fake logs each refusal: they are counted in the figures,
+    # with the first ten shown, rather than printed by the thousand.
+    logging.getLogger("tests.fake_discord").setLevel(logging.ERROR)
+    try:
+        # The fake and the players share one event loop; uvloop keeps their own queueing out of the figures.
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            print(json.dumps(runner.run(run_until_stopped(arguments))))
+    except Unavailable as reason:
+        print(f"error: {reason}", file=sys.stderr)
+        sys.exit(2)
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        print("stopped; every process it started is stopped too", file=sys.stderr)
+        sys.exit(1)

@@ -189,6 +189,10 @@ class Window:
             "unexpected_replies": unexpected[:10],
         })
         figures["bot_cpu_share"] = [None if c is None else round(c / elapsed, 2) for c in bot_cpu]
+        # What shards divide: CPU per interaction, all bot processes together (flat if they scale).
+        known = [c for c in bot_cpu if c is not None]
+        figures["bot_cpu_ms_per_interaction"] = (round(1000 * sum(known) / len(interactions), 2)
+                                                 if interactions and len(known) == len(bot_cpu) else None)
         return figures
 
 

@@ -116,9 +116,9 @@ class Handlers:
             if interaction.guild_id is None or interaction.channel_id is None:
                 raise Refusal("Rematches work in server channels.")
             user = interaction.user
-            live = await self.service.rematch(game_id, interaction.guild_id, interaction.channel_id,
-                                              user.id, display_name(user))
-            if live.lobby_message_id is None:
+            live, opened = await self.service.rematch(game_id, interaction.guild_id, interaction.channel_id,
+                                                      user.id, display_name(user))
+            if opened:
                 answer = await interaction.response.send_message(
                     render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
                 message_id = answer.message_id or (await interaction.original_response()).id

@@ -458,27 +458,36 @@ class GameService:
             return live
 
     async def rematch(self, finished_game_id: str, guild_id: int, channel_id: int, user_id: int, name: str,
-                      ) -> LiveGame:
+                      ) -> tuple[LiveGame, bool]:
         """Rematch on a game-over post: the first click opens a lobby with the same mode, rules and
-        computer players; each later click seats its clicker. A full rematch lobby starts by itself."""
+        computer players; each later click seats its clicker. A full rematch lobby starts by itself.
+        Returns the lobby and whether this click opened it (that click shows it in the channel):
+        everyone clicks at once at a game's end, so a click that finds no lobby may still lose the
+        race to open one, and then takes a seat in the winner's."""
         existing = self._channels.get(channel_id)
-        if existing is not None:
-            if existing.status != "lobby":
-                raise Refusal("A game is already running in this channel.")
-            if existing.seat_of(user_id) is None:
-                await self.join(existing, user_id, name)
-            if existing.is_full and existing.status == "lobby" and existing.host_id is not None:
-                await self.start(existing, existing.host_id)
-            return existing
-        stored = await self.store.load_game(finished_game_id) if _looks_like_game_id(finished_game_id) else None
-        if stored is None or stored.info.guild_id != guild_id or stored.info.channel_id != channel_id:
-            raise Refusal("That game isn't one I can set up again here.")
-        levels = [s.bot_level for s in stored.info.seats if s.bot_level is not None and s.left_user_id is None]
-        live = await self.new_lobby(guild_id, channel_id, user_id, name, stored.info.mode, stored.info.rules,
-                                    computer_levels=levels)
-        if live.is_full:
-            await self.start(live, user_id)
-        return live
+        if existing is None:
+            stored = await self.store.load_game(finished_game_id) if _looks_like_game_id(finished_game_id) else None
+            if stored is None or stored.info.guild_id != guild_id or stored.info.channel_id != channel_id:
+                raise Refusal("That game isn't one I can set up again here.")
+            levels = [s.bot_level for s in stored.info.seats if s.bot_level is not None and s.left_user_id is None]
+            try:
+                live = await self.new_lobby(guild_id, channel_id, user_id, name, stored.info.mode,
+                                            stored.info.rules, computer_levels=levels)
+            except Refusal:
+                existing = self._channels.get(channel_id)
+                if existing is None:
+                    raise
+            else:
+                if live.is_full:
+                    await self.start(live, user_id)
+                return live, True
+        if existing.status != "lobby":
+            raise Refusal("A game is already running in this channel.")
+        if existing.seat_of(user_id) is None:
+            await self.join(existing, user_id, name)
+        if existing.is_full and existing.status == "lobby" and existing.host_id is not None:
+            await self.start(existing, existing.host_id)
+        return existing, False
 
     def _new_game_id(self) -> str:
         return f"{self._rng.getrandbits(32):08x}" if self._rng is not None else secrets.token_hex(4)
@@ -933,8 +942,11 @@ class GameService:
             raise Refusal(f"Only the host can {what}.")
 
     async def set_lobby_message(self, live: LiveGame, message_id: int) -> None:
+        """The message now showing the lobby. Joins may have come while it was being posted (their
+        edits had no message to go to), so it is rendered once more."""
         await self.store.set_lobby_message(live.game_id, message_id)
         live.lobby_message_id = message_id
+        self._listener.publish(live, [LobbyChanged()])
 
     async def set_table_message(self, live: LiveGame, message_id: int | None) -> None:
         """Which message shows the table (a restart edits it again); only cosmetic if not saved."""

@@ -3,6 +3,7 @@ disk, owed posts survive a crash, idle lobbies close, games stay in their own se
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import subprocess
@@ -18,6 +19,7 @@ from bot.service import (
     HandDealt,
     HandScored,
     LiveGame,
+    LobbyChanged,
     Refusal,
     SaveFailed,
     TableChanged,
@@ -290,13 +292,40 @@ async def test_rematch_opens_the_same_game_again_and_starts_when_everyone_is_bac
     await play_to_the_end(harness, service, live, 0.5)
     score = await service.last_game(GUILD, CHANNEL)
     assert score.game is not None and score.game.is_over
-    again = await service.rematch(live.game_id, GUILD, CHANNEL, BOB, "bob")
-    assert again.status == "lobby" and again.rules == live.rules and again.host_id == BOB
+    again, opened = await service.rematch(live.game_id, GUILD, CHANNEL, BOB, "bob")
+    assert opened and again.status == "lobby" and again.rules == live.rules and again.host_id == BOB
     assert [(s.name, s.bot_level) for s in again.seats] == [("bob", None), ("Bot 1 (easy)", "easy")]
     with pytest.raises(Refusal, match="isn't one I can set up again here"):
         await service.rematch(live.game_id, GUILD + 1, CHANNEL + 5, CAROL, "carol")
-    same = await service.rematch(live.game_id, GUILD, CHANNEL, ALICE, "alice")
-    assert same is again and again.status == "playing"
+    same, opened = await service.rematch(live.game_id, GUILD, CHANNEL, ALICE, "alice")
+    assert same is again and not opened and again.status == "playing"
+
+
+async def test_everyone_pressing_rematch_at_once_gets_one_lobby_and_a_seat_each(harness: Harness) -> None:
+    service = await harness.boot(bot_move_delay=0.5)
+    live = await service.new_lobby(GUILD, CHANNEL, ALICE, "alice", options={"target": "100", "mercy": "100",
+                                                                            "nil": "off"})
+    await service.join(live, BOB, "bob")
+    await service.join(live, CAROL, "carol")
+    await service.start(live, ALICE)
+    await play_to_the_end(harness, service, live, 0.5)
+    clicks = await asyncio.gather(*(service.rematch(live.game_id, GUILD, CHANNEL, user, name)
+                                    for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))))
+    lobbies = {id(lobby) for lobby, _ in clicks}
+    assert len(lobbies) == 1 and [opened for _, opened in clicks].count(True) == 1
+    rematch = clicks[0][0]
+    assert sorted(s.user_id for s in rematch.seats if s.user_id) == sorted((ALICE, BOB, CAROL))
+    assert rematch.status == "playing"
+
+
+async def test_a_lobby_message_is_brought_up_to_date_once_it_is_known(harness: Harness) -> None:
+    """A join that came while the lobby's message was being posted had no message to edit."""
+    service = await harness.boot()
+    live = await service.new_lobby(GUILD, CHANNEL, ALICE, "alice")
+    await service.join(live, BOB, "bob")
+    harness.recorder.changes.clear()
+    await service.set_lobby_message(live, 12345)
+    assert harness.recorder.changes == [(live.game_id, LobbyChanged())]
 
 
 DISK_FULL_GAME = """

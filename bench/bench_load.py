@@ -75,8 +75,7 @@ CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)
 PG_MISSING = "PostgreSQL configurations need tests/pg.py (the PostgreSQL store)"
 TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the shards
 PLAYERS = 3
-REFRESH_INTERVAL = "1.0"  # what production uses: each game's table and panels edited at most once a second
-BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING", "REFRESH_INTERVAL": REFRESH_INTERVAL}
+BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING"}
 PREPARE_AT_ONCE = 200  # tables getting ready together before an open-loop run (the bot keeps up with it)
 STAGGER_MOVES = 54  # a cutthroat hand: 3 bids and 51 cards, and games to 50 with mercy 50 last about one
 OVERLOADED_P99_MS = 1000.0  # a sweep stops after a rate this slow, or that lost answers: higher ones only
@@ -242,11 +241,12 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
 
 
 @contextlib.asynccontextmanager
-async def running(config: str, table_count: int, synchronous: str, log_path: Path | None) -> AsyncIterator[World]:
+async def running(args: argparse.Namespace, table_count: int) -> AsyncIterator[World]:
     """Start the fake, create `table_count` tables, start the configuration's bots; stop them all after."""
-    backend, processes = CONFIGS[config]
+    synchronous, log_path = args.synchronous, args.log
+    backend, processes = CONFIGS[args.config]
     tally = Tally()
-    fake = LoadDiscord(recommended_shards=processes)
+    fake = LoadDiscord(recommended_shards=processes, rest_latency=args.rest_latency_ms / 1000)
     await fake.start()
     world = World(fake, [], tally)
     with tempfile.TemporaryDirectory() as name, contextlib.ExitStack() as stack:
@@ -268,7 +268,7 @@ async def running(config: str, table_count: int, synchronous: str, log_path: Pat
                     fake.add_member(guild, user)
                 world.tables.append(Table(fake, fake.create_channel(guild, f"spades-{n}"), users, tally))
             for k in range(processes):
-                env = {**BOT_ENV, "DATABASE_URL": url}
+                env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
                 if processes > 1:
                     env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
                 bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env)  # the path names its log only
@@ -300,7 +300,7 @@ def quiet_collector() -> None:
 
 # ------------------------------------------------------------------------------ closed loop
 async def closed_loop(args: argparse.Namespace, seconds: float) -> dict[str, Any]:
-    async with running(args.config, args.games, args.synchronous, args.log) as world:
+    async with running(args, args.games) as world:
         quiet_collector()
         before = len(world.fake.interactions)
         window = Window(world)
@@ -310,8 +310,11 @@ async def closed_loop(args: argparse.Namespace, seconds: float) -> dict[str, Any
         interactions = list(world.fake.interactions.values())[before:]
         await drain(interactions)
         figures = window.figures(interactions, elapsed)
+    shown = sorted(world.tally.turn_shown)  # the players act at once: how soon each next turn showed
     return {"games_at_once": args.games, "users": PLAYERS * args.games, "seconds": round(elapsed, 1),
             "interactions": len(interactions), "interactions_per_s": round(len(interactions) / elapsed, 1),
+            "turn_shown_p50_ms": ms(percentile(shown, 0.5)) if shown else None,
+            "turn_shown_p99_ms": ms(percentile(shown, 0.99)) if shown else None,
             **world_figures(world), **figures, "errors": figures["errors"] + len(world.log_errors)}
 
 
@@ -427,7 +430,7 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
             rows.append({"offered_rate": rate, "skipped": f"{tried[-1]['offered_rate']:g}/s was already overloaded"})
             continue
         tables = max(1, math.ceil(rate * args.table_gap))
-        async with running(args.config, tables, args.synchronous, args.log) as world:
+        async with running(args, tables) as world:
             await prepare(world.tables, rng)
             row = await offer(world, rate, seconds, args.warmup, args.arrivals, rng)
         row = {**row, **world_figures(world), "errors": row["errors"] + len(world.log_errors)}
@@ -448,7 +451,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         args.log.write_text("")
     figures: dict[str, Any] = {
         "bench": "load", "config": args.config, "mode": "open" if rates else "closed",
-        "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": float(REFRESH_INTERVAL),
+        "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": args.refresh_interval,
+        "rest_latency_ms": args.rest_latency_ms,
     }
     if rates:
         results = await open_loop(args, rates, seconds)
@@ -482,6 +486,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
                         help="sqlite-1: the database's durability (DATABASE_URL ?synchronous=)")
     parser.add_argument("--log", type=Path, help="also write the bots' logs to this file")
+    parser.add_argument("--refresh-interval", type=float, default=1.0,
+                        help="the bots' REFRESH_INTERVAL: each game's table and panels edited at most this often"
+                             " (1, as in production)")
+    parser.add_argument("--rest-latency-ms", type=float, default=0.0,
+                        help="how long each REST answer of the fake takes to come back, as Discord's round trip (0)")
     args = parser.parse_args()
     if args.rate and args.sweep:
         parser.error("give --rate or --sweep, not both")

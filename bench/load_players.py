@@ -35,6 +35,7 @@ class Tally:
     games_started: int = 0
     games_finished: int = 0
     unexpected: list[str] = field(default_factory=list)
+    turn_shown: list[float] = field(default_factory=list)  # seconds from a move's ack to the next turn on a panel
 
     def oops(self, what: str) -> None:
         self.unexpected.append(what[:300])
@@ -112,6 +113,7 @@ class Table:
         self.moves = 0
         self.next_seat = 0
         self.pending: tuple[FakeInteraction, Step] | None = None
+        self.moved_at: float | None = None  # when the last move was acknowledged, until a turn shows
         self.broken = False
         self.last_progress = time.monotonic()
         self.on_change: Callable[[], None] = lambda: None
@@ -183,7 +185,11 @@ class Table:
                 return None
             return self._click(len(self.panels), table, f"spades:table:{self.game_id}:hand", self._panel_opened)
         if self.phase == "play":
-            return self._move()
+            step = self._move()
+            if step is not None and self.moved_at is not None:
+                self.tally.turn_shown.append(time.monotonic() - self.moved_at)
+                self.moved_at = None
+            return step
         return None
 
     def _join_step(self) -> Step:
@@ -293,6 +299,8 @@ class Table:
     def _expect(self, inter: FakeInteraction, ok: bool, answer: FakeMessage) -> None:
         """A move's answer: count it, or note what the player saw instead."""
         if ok:
+            assert inter.response is not None
+            self.moved_at = inter.dispatched_at + inter.response.latency
             self.moves += 1
             self.tally.moves += 1
             self.next_seat = (self.users.index(inter.user) + 1) % len(self.users)

@@ -266,6 +266,7 @@ class FakeDiscord:
         max_concurrency: int = 1,
         token_lifetime: float = 900.0,
         nonce_window: float = 300.0,
+        rest_latency: float = 0.0,
     ) -> None:
         self.application_id = new_snowflake()
         self.bot_user = FakeUser(new_snowflake(), bot_name.lower().replace(" ", "_"), bot_name, bot=True)
@@ -277,6 +278,9 @@ class FakeDiscord:
         self.max_concurrency = max_concurrency  # GET /gateway/bot `session_start_limit.max_concurrency`
         self.token_lifetime = token_lifetime  # seconds an interaction token works for webhook calls
         self.nonce_window = nonce_window  # seconds an enforced nonce stays unique
+        # Seconds each REST answer takes to reach the bot (the request takes effect at once), as
+        # Discord's own round trip does; 0 keeps tests quick, the load bench can model a real one.
+        self.rest_latency = rest_latency
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.app_owner)}
         self.guilds: dict[int, FakeGuild] = {}
         self.channels: dict[int, FakeChannel] = {}
@@ -1535,6 +1539,8 @@ class FakeDiscord:
         record.status = response.status
         self.request_counts[f"{method} {record.template or path}"] += 1
         self.notify()
+        if self.rest_latency > 0:
+            await asyncio.sleep(self.rest_latency)
         return response
 
     async def _handle_api(self, request: web.Request, method: str, path: str, record: RequestRecord) -> web.Response:

@@ -409,10 +409,9 @@ class Publisher:
             if repost and live.status == "lobby":
                 await self._guard(desk, live, lambda: self._post_lobby(live))
             return
-        # Each is a round trip to Discord, and they touch different messages: sent together, the next
-        # player's panel shows their turn after one round trip, not after the table and the others.
-        await asyncio.gather(self._guard(desk, live, lambda: self._render_table(desk, live, repost)),
-                             self._refresh_panels(desk, live), self._refresh_dms(desk, live))
+        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        await self._refresh_panels(desk, live)
+        await self._refresh_dms(desk, live)
         if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
             ping_id, desk.ping = desk.ping[0], None
             with contextlib.suppress(discord.HTTPException):
@@ -443,19 +442,17 @@ class Publisher:
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         now = time.monotonic()
-        behind = [(user_id, panel) for user_id, panel in desk.panels.items()
-                  if not (panel.shown_token == live.token and live.active)
-                  and now - panel.opened < self.panel_life]  # one about to sleep is left to _put_panels_to_sleep
-        await asyncio.gather(*(self._refresh_panel(desk, live, user_id, panel) for user_id, panel in behind))
-
-    async def _refresh_panel(self, desk: Desk, live: LiveGame, user_id: int, panel: Panel) -> None:
-        token = live.token  # what the panel shows: the game may move on while it is sent
-        try:
-            shown = panel_view(live, self.games.view_for(live, user_id))
-            await panel.interaction.edit_original_response(view=shown)
-            panel.shown_token = token
-        except (Refusal, discord.HTTPException, *TRANSIENT):
-            if desk.panels.get(user_id) is panel:  # not a newer panel opened meanwhile
+        for user_id, panel in list(desk.panels.items()):
+            if panel.shown_token == live.token and live.active:
+                continue
+            if now - panel.opened >= self.panel_life:
+                continue  # about to sleep: left to _put_panels_to_sleep
+            token = live.token  # what the panel shows: the game may move on while it is sent
+            try:
+                shown = panel_view(live, self.games.view_for(live, user_id))
+                await panel.interaction.edit_original_response(view=shown)
+                panel.shown_token = token
+            except (Refusal, discord.HTTPException, *TRANSIENT):
                 del desk.panels[user_id]
 
     def _until_a_panel_sleeps(self, desk: Desk) -> float | None:
@@ -475,29 +472,26 @@ class Publisher:
                     await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))
 
     async def _refresh_dms(self, desk: Desk, live: LiveGame) -> None:
-        await asyncio.gather(*(self._refresh_dm(desk, live, user_id, dm) for user_id, dm in list(desk.dms.items())))
-
-    async def _refresh_dm(self, desk: Desk, live: LiveGame, user_id: int, dm: DirectMessage) -> None:
         game = live.game
-        seat = live.seat_of(user_id)
-        if game is None or seat is None:
-            return
-        view = seat_view(game, seat)
-        if view.hand_number != dm.hand:  # its hand is over (the next one's message may be on its way)
-            view = view._replace(hand_number=dm.hand, hand=(), cards_hidden=False)
-            if desk.dms.get(user_id) is dm:
+        assert game is not None
+        for user_id, dm in list(desk.dms.items()):
+            seat = live.seat_of(user_id)
+            if seat is None:
+                continue
+            view = seat_view(game, seat)
+            if view.hand_number != dm.hand:  # its hand is over (the next one's message may be on its way)
+                view = view._replace(hand_number=dm.hand, hand=(), cards_hidden=False)
                 del desk.dms[user_id]
-        text = render.dm_text(live, view, _table_link(live))
-        if text == dm.text:
-            return
-        try:
-            partial = self.client.get_partial_messageable(dm.channel_id, type=discord.ChannelType.private)
-            await partial.get_partial_message(dm.message_id).edit(content=text)
-            dm.text = text
-        except (discord.HTTPException, *TRANSIENT):
-            log.info("game %s: couldn't update a hand's direct message", live.game_id, exc_info=True)
-            if desk.dms.get(user_id) is dm:
-                del desk.dms[user_id]
+            text = render.dm_text(live, view, _table_link(live))
+            if text == dm.text:
+                continue
+            try:
+                partial = self.client.get_partial_messageable(dm.channel_id, type=discord.ChannelType.private)
+                await partial.get_partial_message(dm.message_id).edit(content=text)
+                dm.text = text
+            except (discord.HTTPException, *TRANSIENT):
+                log.info("game %s: couldn't update a hand's direct message", live.game_id, exc_info=True)
+                desk.dms.pop(user_id, None)
 
     async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so

@@ -302,12 +302,8 @@ async def test_rematch_opens_the_same_game_again_and_starts_when_everyone_is_bac
 
 
 async def test_everyone_pressing_rematch_at_once_gets_one_lobby_and_a_seat_each(harness: Harness) -> None:
-    service = await harness.boot(bot_move_delay=0.5)
-    live = await service.new_lobby(GUILD, CHANNEL, ALICE, "alice", options={"target": "100", "mercy": "100",
-                                                                            "nil": "off"})
-    await service.join(live, BOB, "bob")
-    await service.join(live, CAROL, "carol")
-    await service.start(live, ALICE)
+    service = await harness.boot()
+    live = await three_player_game(service, target="100", mercy="100", nil="off")
     await play_to_the_end(harness, service, live, 0.5)
     clicks = await asyncio.gather(*(service.rematch(live.game_id, GUILD, CHANNEL, user, name)
                                     for user, name in ((ALICE, "alice"), (BOB, "bob"), (CAROL, "carol"))))

@@ -231,11 +231,11 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
             raise
         raise Unavailable(PG_MISSING) from None
     try:
-        server = start_postgres(folder / "pg")
+        server = start_postgres(folder / "pg", durable=True)  # as in production
     except Exception as error:  # no server binaries, or it wouldn't start: say so in one line
         raise Unavailable(f"PostgreSQL didn't start: {str(error).splitlines()[0] if str(error) else error!r}") \
             from None
-    stack.callback(server.stop)
+    stack.callback(server.discard)
     url: str = server.create_database("load")
     return url
 

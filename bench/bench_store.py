@@ -356,14 +356,14 @@ async def main() -> dict[str, Any]:
         folder = Path(name)
         sqlite_figures = await bench_sqlite(folder, big)
         try:
-            server = start_postgres(folder)
+            server = start_postgres(folder, durable=True)  # commits as in production
         except PostgresNotFound as missing:
             postgresql_figures: dict[str, Any] = {"skipped": str(missing)}
         else:
             try:
                 postgresql_figures = await bench_postgresql(server, big)
             finally:
-                server.stop()
+                server.discard()
     return {
         "bench": "store",
         "server": {

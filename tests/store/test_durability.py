@@ -1,5 +1,5 @@
 """SQLite: with `synchronous=full` nothing is acknowledged before the log is on disk; the fsync runs off the
-loop, and saves that arrive while one runs share the next."""
+loop, and saves that arrive while one runs share the next. PostgreSQL: an acknowledged save survives a crash."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ import pytest
 from bot.engine import event_to_json
 from bot.store import open_store
 from bot.store.sqlite import durability
+from tests.pg import PgServer
 from tests.store.helpers import random_game, seats_for, store_game
 
 
@@ -76,5 +77,31 @@ async def test_normal_never_syncs_on_a_save(tmp_path: Path, fsync: HeldFsync) ->
     try:
         await store_game(store, random_game("g", actions=6, seed=3), seats_for("cutthroat"))
         assert fsync.synced == []
+    finally:
+        await store.close()
+
+
+async def test_postgresql_keeps_an_acknowledged_save_through_a_crash_of_a_durable_server(
+    pg_durable_server: PgServer,
+) -> None:
+    """The test suite's shared server trades durability for speed; production servers don't. On a
+    server with PostgreSQL's crash-safe settings, a save the store acknowledged survives the
+    postmaster being killed (no shutdown checkpoint) and comes back after crash recovery."""
+    server = pg_durable_server
+    assert server.sql("SHOW fsync").strip() == "on" and server.sql("SHOW synchronous_commit").strip() == "on"
+    url = server.create_database("spades")
+    store = await open_store(url)
+    game = random_game("g", actions=8, seed=5)
+    try:
+        await store_game(store, random_game("g", actions=4, seed=5), seats_for("cutthroat"))
+        await store.append_events("g", 5, [event_to_json(e) for e in game.events[4:8]])
+    finally:
+        server.kill()
+        await store.close()
+    server.start()
+    store = await open_store(url)
+    try:
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None and stored.game.to_json() == game.to_json()
     finally:
         await store.close()

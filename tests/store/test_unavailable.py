@@ -264,11 +264,14 @@ def test_postgresql_failures_are_store_errors_that_say_why(error: Exception, una
     assert says in str(mapped) and "db.example:5432/spades" in str(mapped)
 
 
-async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(pg_own_server: PgServer) -> None:
+async def test_a_connection_lost_during_the_commit_says_the_save_may_have_been_made(
+    pg_durable_server: PgServer,
+) -> None:
     """A server whose commits wait for a standby that never comes; the session is ended while its
     COMMIT waits. PostgreSQL has committed locally by then, so "nothing was saved" would be wrong:
-    the store says it can't tell, and the game shows the action once read back."""
-    server = pg_own_server
+    the store says it can't tell, and the game shows the action once read back. (A durable server:
+    a throwaway one doesn't wait for commits.)"""
+    server = pg_durable_server
     store = await open_store(server.create_database("spades"))
     try:
         later = random_game("g", actions=5, seed=3)

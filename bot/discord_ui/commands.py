@@ -14,7 +14,7 @@ from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.views import lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
-from bot.service import LiveGame, Refusal, parse_bid
+from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
 if TYPE_CHECKING:
     from bot.discord_ui.client import SpadesBot
@@ -113,18 +113,28 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.describe(level="how strong the computer player is")
     async def addbot(self, interaction: Command, level: LevelName = "normal") -> None:
         await interaction.client.service.add_bot(_channel_game(interaction), interaction.user.id, level)
-        await interaction.response.send_message(f"Added a {level} computer player.", ephemeral=True)
+        article = "an" if level[0] in "aeiou" else "a"
+        await interaction.response.send_message(f"Added {article} {level} computer player.", ephemeral=True)
 
     @app_commands.command(description="Host: deal the first hand once all seats are filled")
     async def start(self, interaction: Command) -> None:
         await interaction.client.service.start(_channel_game(interaction), interaction.user.id)
-        await interaction.response.send_message("Dealing! Press **My hand** on the table to play.", ephemeral=True)
+        await interaction.response.send_message("Dealing! Press **My hand** on the table, or type `/spades hand`, "
+                                                "to play.", ephemeral=True)
 
-    @app_commands.command(description="Bid when it is your turn: nil, blind nil, or a number of tricks")
-    @app_commands.describe(bid="nil, blind nil, or a number")
+    @app_commands.command(description="Bid when it is your turn: nil, blind nil, a number of tricks, "
+                                      "or show my cards")
+    @app_commands.describe(bid="nil, blind nil, a number, or “show my cards” to give up blind nil and look")
     async def bid(self, interaction: Command, bid: str) -> None:
-        await interaction.client.service.bid(_channel_game(interaction), interaction.user.id, bid)
+        service, live, user_id = interaction.client.service, _channel_game(interaction), interaction.user.id
+        if asks_to_see_cards(bid):
+            await service.reveal(live, user_id)
+            await interaction.client.handlers.open_panel(interaction, notice=render.CARDS_SHOWN)
+            return
         tricks, blind = parse_bid(bid)  # said back the way the bid counts: "BN" is blind nil
+        if not blind and service.cards_hidden(live, user_id):
+            raise Refusal(render.CHOOSE_BLIND_NIL_FIRST)
+        await service.bid(live, user_id, bid)
         said = "blind nil" if blind else "nil" if tricks == 0 else str(tricks)
         await interaction.response.send_message(f"You bid **{said}**.", ephemeral=True)
 
@@ -175,13 +185,21 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.command(description="The game record as JSON (spades-record/1)")
     @app_commands.describe(game="a game id (in the table's footer); default: this channel's current or last game")
     async def record(self, interaction: Command, game: str | None = None) -> None:
-        game_id, document = await interaction.client.service.record(
+        """A finished game's record is posted for all to see. A running game's shows only what
+        everyone has seen; with the asker's own cards in it, it is a reply to the asker alone."""
+        game_id, shown = await interaction.client.service.record(
             _guild_id(interaction), _channel_id(interaction), interaction.user.id,
             game.strip().lower() if game else None)
-        data = io.BytesIO(json.dumps(document, indent=1).encode())
-        running = "" if document.get("final") else " (a game in progress: only what everyone has seen)"
-        await interaction.response.send_message(f"Record of game `{game_id}` (spades-record/1){running}.",
-                                                file=discord.File(data, filename=f"spades-{game_id}.json"))
+        data = io.BytesIO(json.dumps(shown.document, indent=1).encode())
+        if shown.document.get("final"):
+            caption = ""
+        elif shown.private:
+            caption = " (a game in progress: what everyone has seen, and your own cards; only you can see this)"
+        else:
+            caption = " (a game in progress: only what everyone has seen)"
+        await interaction.response.send_message(f"Record of game `{game_id}` (spades-record/1){caption}.",
+                                                file=discord.File(data, filename=f"spades-{game_id}.json"),
+                                                ephemeral=shown.private)
 
     @app_commands.command(description="This server's leaderboard")
     @app_commands.describe(mode="which game mode", sort="how to rank players")

@@ -65,9 +65,9 @@ class Handlers:
         except Exception as error:
             await report_error(interaction, error)
 
-    async def open_panel(self, interaction: Click, game_id: str | None = None) -> None:
-        """**My hand** (or `/spades hand`): a fresh private panel at the bottom; the one it
-        replaces is removed."""
+    async def open_panel(self, interaction: Click, game_id: str | None = None, notice: str | None = None) -> None:
+        """**My hand** (or `/spades hand`, or `/spades bid show my cards`): a fresh private panel at
+        the bottom, with `notice` on it if given; the one it replaces is removed."""
         try:
             if game_id is None:
                 if interaction.channel_id is None:
@@ -76,7 +76,7 @@ class Handlers:
             else:
                 live = self._game(interaction, game_id)
             seat_view, token = self.service.view_for(live, interaction.user.id), live.token
-            await interaction.response.send_message(view=panel_view(live, seat_view), ephemeral=True)
+            await interaction.response.send_message(view=panel_view(live, seat_view, notice), ephemeral=True)
             replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token)
             if replaced is not None:
                 self._remove_later(replaced)

@@ -191,6 +191,13 @@ def table_text(live: LiveGame) -> str:
 
 
 # ---------------------------------------------------------------------------------- panel
+# Both ways out of a blind-nil offer, for people who click and for people who only type.
+BLIND_NIL_WAYS = ("**Blind nil** or **Show my cards** on your panel (**My hand**, or `/spades hand`), "
+                  "or type `/spades bid blind nil` or `/spades bid show my cards`")
+CHOOSE_BLIND_NIL_FIRST = f"First choose: bid blind nil, or look at your cards. {BLIND_NIL_WAYS}."
+CARDS_SHOWN = "You looked at your cards: no blind nil this hand. Bid here or with `/spades bid`."
+
+
 def panel_status(live: LiveGame, view: SeatView) -> str:
     """One line that tells the player what to do now."""
     game = live.game
@@ -200,7 +207,8 @@ def panel_status(live: LiveGame, view: SeatView) -> str:
     if view.cards_hidden:
         when = "It's your turn to bid." if view.my_turn else "Decide before your turn to bid."
         return (f"You're far enough behind to bid **blind nil** (±{live.rules.blind_nil_value}, before "
-                f"seeing your cards). {when}")
+                f"seeing your cards). {when} Choose **Blind nil** or **Show my cards** below, or type "
+                "`/spades bid blind nil` or `/spades bid show my cards`.")
     if view.turn is None:
         return "Hand over: the next one is being dealt."
     if not view.my_turn:
@@ -248,8 +256,8 @@ def dm_text(live: LiveGame, view: SeatView, table_link: str) -> str:
     """The hand by direct message: kept current as cards leave it; no buttons, a link to the table."""
     title = f"**Your hand** · {MODE_TITLES[live.mode]} Spades · hand {view.hand_number}"
     if view.cards_hidden:
-        body = (f"You may bid **blind nil** (±{live.rules.blind_nil_value}) before seeing your cards: "
-                "decide on your panel at the table (**My hand**).")
+        body = (f"You may bid **blind nil** (±{live.rules.blind_nil_value}) before seeing your cards. "
+                f"Decide with {BLIND_NIL_WAYS}.")
     else:
         body = hand_text(view.hand, "\n") if view.hand else "All your cards are played."
     return f"{title}\n{body}\nPlay at the table: {table_link}"

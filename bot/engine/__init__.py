@@ -39,15 +39,16 @@ from bot.engine.game import GAME_FORMAT, Ending, Game, HandLog, HandResult, Phas
 from bot.engine.record import RECORD_FORMAT, SeatTally, default_players, export_record, seat_tallies
 from bot.engine.rules import OPTIONS, Mode, Rules
 from bot.engine.scoring import SideScore, game_end, score_side
-from bot.engine.view import SeatView, public_record, seat_view
+from bot.engine.view import RecordView, SeatView, public_record, record_for, seat_view
 
 __all__ = [
     "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "RECORD_FORMAT",
     "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError", "CardPlayed", "Dealt", "Ending",
     "EngineError", "Event", "Forfeited", "Game", "HandLog", "HandResult", "IllegalAction", "IllegalBid",
-    "IllegalCard", "Mode", "NotYourTurn", "Phase", "Revealed", "RuleError", "Rules", "SeatTally",
+    "IllegalCard", "Mode", "NotYourTurn", "Phase", "RecordView", "Revealed", "RuleError", "Rules", "SeatTally",
     "SeatView", "SideScore", "TrickLog", "WrongPhase", "card_code", "card_label", "card_name",
     "cards_of", "default_players", "display_sorted", "event_from_json", "event_to_json",
-    "export_record", "game_end", "mask_of", "parse_card", "public_record", "score_side", "seat_tallies",
+    "export_record", "game_end", "mask_of", "parse_card", "public_record", "record_for", "score_side",
+    "seat_tallies",
     "seat_view",
 ]

@@ -102,26 +102,43 @@ _PUBLIC_KEYS = ("format", "game_id", "mode", "rules", "players", "hands", "final
 _PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "bids", "tricks")
 
 
+class RecordView(NamedTuple):
+    """A record as one asker may see it, and whether it holds anything private to them (their own
+    cards of the hand in play): such a record may be shown to the asker alone, never in public."""
+
+    document: dict[str, Any]
+    private: bool
+
+
 def public_record(
     game: Game, players: Sequence[Mapping[str, Any]] | None = None, viewer: int | None = None
 ) -> dict[str, Any]:
-    """The ``spades-record/1`` document anyone may be shown; ``viewer`` is the asking seat, if any.
+    """The ``spades-record/1`` document for ``viewer`` (see :func:`record_for`)."""
+    return record_for(game, players, viewer).document
 
-    A game that is over gives its full record. A running game keeps its scored hands whole, but of
-    the hand in play only the bids and the cards already played, plus the viewer's own deal once the
-    viewer may see it; never the seed. Keys are copied by allow-list, so a secret added to
-    :func:`export_record` later stays out until someone decides it is public.
+
+def record_for(
+    game: Game, players: Sequence[Mapping[str, Any]] | None = None, viewer: int | None = None
+) -> RecordView:
+    """The ``spades-record/1`` document ``viewer`` (the asking seat, if any) may see.
+
+    A game that is over gives its full record: nobody holds a card any more. A running game keeps its
+    scored hands whole, but of the hand in play only the bids and the cards already played, plus the
+    viewer's own deal once the viewer may see it (which makes the view private); never the seed. Keys
+    are copied by allow-list, so a secret added to :func:`export_record` later stays out until
+    someone decides it is public.
     """
     if viewer is not None and not (isinstance(viewer, int) and 0 <= viewer < game.seats):
         raise IllegalAction(f"There is no seat {viewer!r} in this game.")
     full = export_record(game, players)
     if game.is_over:
-        return full
+        return RecordView(full, private=False)
     public = {key: full[key] for key in _PUBLIC_KEYS}
     hands = public["hands"]
+    shown: tuple[str, ...] = ()
     if hands and "result" not in hands[-1]:
         current = hands[-1]
         shown = () if viewer is None or game.cards_hidden(viewer) else (str(viewer),)
         secret = {"deal": {seat: current["deal"][seat] for seat in shown}, "set_aside": []}
         hands[-1] = {key: secret[key] if key in secret else current[key] for key in _PUBLIC_HAND_KEYS}
-    return public
+    return RecordView(public, private=bool(shown))

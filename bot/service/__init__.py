@@ -26,14 +26,14 @@ from bot.service.games import (
     InlineDecider,
     Listener,
 )
-from bot.service.inputs import parse_bid
+from bot.service.inputs import SHOW_MY_CARDS, asks_to_see_cards, parse_bid
 from bot.service.live import LiveGame
 from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange
 
 __all__ = [
-    "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "ActedForPlayer", "Change", "Clock", "Decider",
+    "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "SHOW_MY_CARDS", "ActedForPlayer", "Change", "Clock", "Decider",
     "FinishOutcome", "GameCancelled", "GameOver", "GameService", "GameStarted", "HandDealt", "HandScored",
     "InlineDecider", "LeaderboardEntry", "LeaderboardSort", "Listener", "LiveGame", "LobbyChanged",
     "ManualClock", "PlayerStats", "RatingChange", "Refusal", "SaveFailed", "SeatTakenOver", "SystemClock",
-    "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "parse_bid",
+    "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "asks_to_see_cards", "parse_bid",
 ]

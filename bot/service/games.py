@@ -30,11 +30,12 @@ from bot.engine import (
     Game,
     Mode,
     Phase,
+    RecordView,
     Rules,
     SeatView,
     event_to_json,
     parse_card,
-    public_record,
+    record_for,
     seat_tallies,
     seat_view,
 )
@@ -55,7 +56,7 @@ from bot.service.changes import (
 )
 from bot.service.clock import Clock, SystemClock
 from bot.service.errors import Refusal, SaveFailed
-from bot.service.inputs import parse_bid, parse_whole_number
+from bot.service.inputs import SHOW_MY_CARDS, parse_bid, parse_whole_number
 from bot.service.live import LiveGame
 from bot.store import (
     ChannelBusyError,
@@ -353,8 +354,9 @@ class GameService:
         raise Refusal("No game has been played in this channel yet. Start one with /spades new.")
 
     async def record(self, guild_id: int, channel_id: int, user_id: int, game_id: str | None = None,
-                     ) -> tuple[str, dict[str, Any]]:
-        """A game's record as `user_id` may see it: a running game shows only what is public."""
+                     ) -> tuple[str, RecordView]:
+        """A game's record as `user_id` may see it: a running game shows only what is public, plus
+        the asker's own cards (then the record is marked private: for the asker's eyes only)."""
         if game_id is None:
             live = await self.last_game(guild_id, channel_id)
         else:
@@ -369,7 +371,7 @@ class GameService:
         if live.game is None:
             raise Refusal("That game never started, so it has no record yet.")
         players = record_players(live.seats)
-        return live.game_id, public_record(live.game, players, viewer=live.seat_of(user_id))
+        return live.game_id, record_for(live.game, players, viewer=live.seat_of(user_id))
 
     async def leaderboard(self, guild_id: int, mode: str, sort: LeaderboardSort) -> list[LeaderboardEntry]:
         return await self.store.leaderboard(guild_id, mode, sort)
@@ -905,15 +907,25 @@ class GameService:
         return seat_view(live.game, seat)
 
     def bid_choices(self, live: LiveGame, user_id: int) -> list[str]:
-        """What autocomplete offers for /spades bid: exactly the legal bids, in words."""
+        """What autocomplete offers for /spades bid: exactly the legal bids, in words; while the
+        seat may still bid blind nil, also the way to look at the cards instead."""
         seat = live.seat_of(user_id)
-        if seat is None or live.game is None or live.game.turn != seat:
+        if seat is None or live.game is None:
             return []
         game = live.game
+        show = [SHOW_MY_CARDS] if game.can_reveal(seat) else []
+        if game.turn != seat:
+            return show
         choices = ["blind nil"] if game.can_bid(seat, 0, blind=True) else []
+        choices += show
         for bid in game.legal_bids(seat):
             choices.append("nil" if bid == 0 else str(bid))
         return choices
+
+    def cards_hidden(self, live: LiveGame, user_id: int) -> bool:
+        """Whether this player still has to choose between blind nil and looking at their cards."""
+        seat = live.seat_of(user_id)
+        return seat is not None and live.game is not None and live.game.cards_hidden(seat)
 
     def card_choices(self, live: LiveGame, user_id: int) -> tuple[Card, ...]:
         seat = live.seat_of(user_id)

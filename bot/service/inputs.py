@@ -9,6 +9,15 @@ from bot.service.errors import Refusal
 _PLAIN_NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII digits only: "²" and "٣" are digits to str.isdigit
 
 
+SHOW_MY_CARDS = "show my cards"  # what /spades bid offers beside blind nil: giving it up to look
+_SHOW_WORDS = (SHOW_MY_CARDS, "show cards", "show", "reveal", "look", "see my cards")
+
+
+def asks_to_see_cards(text: str) -> bool:
+    """``/spades bid show my cards``: the slash-command way to give up blind nil and look."""
+    return " ".join(text.strip().lower().split()) in _SHOW_WORDS
+
+
 def parse_bid(text: str) -> tuple[int, bool]:
     """``nil``, ``blind nil`` or a number, as people type them, into (tricks, blind)."""
     cleaned = " ".join(text.strip().lower().replace("_", " ").split())

@@ -49,7 +49,8 @@ async def test_blind_nil_hides_the_cards_until_the_player_chooses(spades: Spades
     await spades.fake.wait_until(lambda: shows_cards(hand_dm), 5, "the direct message to show the cards")
 
     # The second must choose before bidding; after showing the cards blind nil is gone.
-    refused(await spades.command(second, channel, "bid", bid="3"), "First choose: bid blind nil, or show your cards.")
+    refused(await spades.command(second, channel, "bid", bid="3"), "First choose: bid blind nil, or look at your",
+            "**Show my cards** on your panel", "`/spades bid show my cards`")
     panel = table.panels[second.id]
     assert await spades.click(second, panel, f"spades:reveal:{game}") is panel
     assert shows_cards(panel) and "**Your turn to bid.**" in panel.text

@@ -13,9 +13,9 @@ async def test_computer_players_fill_two_seats_and_finish_the_game(spades: Spade
     channel = spades.channel("spades")
     table = Table(spades, channel, [alice], bid_policy=lambda table, user, legal: "nil")
     lobby = await table.open(alice, target=50, mercy=50)
-    for level in ("easy", "normal"):
+    for level, said in (("easy", "Added an easy computer player."), ("normal", "Added a normal computer player.")):
         answer = await spades.command(alice, channel, "addbot", level=level)
-        assert answer.ephemeral and answer.content == f"Added a {level} computer player."
+        assert answer.ephemeral and answer.content == said
     await spades.fake.wait_until(lambda: "Bot 2 (normal)" in lobby.content, what="the lobby to list both bots")
     assert "Bot 1 (easy)" in lobby.content and "Every seat is taken" in lobby.content
     answer = await spades.command(alice, channel, "start")

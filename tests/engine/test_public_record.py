@@ -28,6 +28,7 @@ from bot.engine import (
     export_record,
     parse_card,
     public_record,
+    record_for,
 )
 from tests.engine.helpers import deal, fit_mode, new_game, random_game, rule_sets
 from tests.record_check import check_record
@@ -72,10 +73,11 @@ def check_public_records(game: Game) -> None:
     full = export_record(game)
     check_record(json.loads(json.dumps(full)))
     for viewer in (None, *range(game.seats)):
-        document = json.loads(json.dumps(public_record(game, viewer=viewer)))
+        shown = record_for(game, viewer=viewer)
+        document = json.loads(json.dumps(shown.document))
         check_record(document, public=True)
         if game.is_over:
-            assert document == json.loads(json.dumps(full))
+            assert document == json.loads(json.dumps(full)) and not shown.private
             continue
         assert "seed" not in set(keys(document))
         # Scored hands are public and hold the same 52 cards again; search all the rest.
@@ -102,6 +104,9 @@ def check_public_records(game: Game) -> None:
         else:  # between hands nothing is secret but the seed
             assert {k: v for k, v in full.items() if k != "seed"} == document
         assert not seen & secret, f"viewer {viewer} is shown {sorted(seen & secret)}"
+        # A record fit for the channel names no card anyone still holds, its own holder's included.
+        held = {card_code(c) for seat in range(game.seats) for c in cards_of(game.hand_mask(seat))}
+        assert shown.private or not seen & held, f"viewer {viewer} is shown {sorted(seen & held)} in public"
         # Every scored hand is shown whole.
         for shown, whole in zip(document["hands"], full["hands"], strict=True):
             if "result" in whole:
@@ -153,9 +158,11 @@ def test_a_seat_deciding_on_blind_nil_is_not_shown_its_own_cards():
     first = game.turn
     assert first is not None and game.cards_hidden(first)
     assert public_record(game, viewer=first)["hands"][0]["deal"] == {}
+    assert not record_for(game, viewer=first).private
     game.reveal(first)
     assert public_record(game, viewer=first)["hands"][0]["deal"] == {
         str(first): [card_code(c) for c in game.hand_of(first)]}
+    assert record_for(game, viewer=first).private
 
 
 def test_a_finished_or_cancelled_game_shows_everything():

@@ -271,13 +271,15 @@ async def test_a_running_games_record_shows_only_what_the_asker_may_see(harness:
     await act_once(service, live)
     game = live.game
     assert game is not None
-    _, record = await service.record(GUILD, CHANNEL, ALICE)
+    _, mine = await service.record(GUILD, CHANNEL, ALICE)
+    record = mine.document
     hand = record["hands"][-1]
+    assert mine.private  # the asker's own cards: for the asker alone
     assert "seed" not in record and hand["set_aside"] == []
     assert list(hand["deal"]) == [str(live.seat_of(ALICE))]
     assert hand["tricks"][-1]["winner"] is None and len(hand["tricks"][-1]["plays"]) == 1
     _, watcher = await service.record(GUILD, CHANNEL, 99)
-    assert watcher["hands"][-1]["deal"] == {}
+    assert watcher.document["hands"][-1]["deal"] == {} and not watcher.private
     with pytest.raises(Refusal, match="no game"):
         await service.record(GUILD + 1, CHANNEL, ALICE, live.game_id)
 

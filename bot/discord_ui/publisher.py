@@ -1,8 +1,10 @@
 """Turns the service's changes into Discord messages, one worker per game so their order is kept.
 
 What a player sees is refreshed together, at most once per `refresh_interval` per game: the table
-message, every player's private panel (edited through the token of the player's last click, good
-for 15 minutes), and each hand's direct message. The table is posted anew, the old one deleted,
+message and every player's private panel (edited through the token of the player's last click, good
+for 15 minutes). Panels carry play; the direct message carries the deal: one post per hand, never
+edited (an edit per card cost a REST call against the token's global limit for every move). The
+table is posted anew, the old one deleted,
 when other messages have buried it. Owed posts (summaries, new hands, game over) carry a nonce so a
 post repeated after a crash is not shown twice, and are confirmed to the service once out.
 
@@ -92,14 +94,6 @@ class Panel:
 
 
 @dataclass
-class DirectMessage:
-    channel_id: int
-    message_id: int
-    hand: int  # the hand it shows: a later hand gets a message of its own
-    text: str
-
-
-@dataclass
 class Desk:
     """One game's publishing state."""
 
@@ -111,11 +105,19 @@ class Desk:
     table_hand: int = 0  # the hand the table was posted for
     ping: tuple[int, int] | None = None  # (message id, game token) of the turn mention
     panels: dict[int, Panel] = field(default_factory=dict)
-    dms: dict[int, DirectMessage] = field(default_factory=dict)
+    dms_owed: dict[int, int] = field(default_factory=dict)  # user id -> hand whose DM waits for a blind-nil choice
     dm_failed: set[int] = field(default_factory=set)
     access_lost_since: float | None = None
     channel_gone: bool = False
     busy: bool = False
+    live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
+    retry_at: float | None = None  # a panel update failed for a moment: refresh again then
+    retry_delay: float = 0.0
+
+
+def _passing(error: BaseException) -> bool:
+    """A failure that goes away by itself: a rate limit, a 5xx, the network."""
+    return isinstance(error, TRANSIENT) or (isinstance(error, discord.HTTPException) and error.status == 429)
 
 
 class Publisher:
@@ -200,11 +202,14 @@ class Publisher:
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
             try:
-                live, item = await asyncio.wait_for(desk.queue.get(), self._until_a_panel_sleeps(desk))
+                live, item = await asyncio.wait_for(desk.queue.get(), self._until_next_timer(desk))
             except TimeoutError:
                 await self._put_panels_to_sleep(desk)
+                if desk.retry_at is not None and desk.retry_at <= time.monotonic() and desk.live is not None:
+                    desk.retry_at = None
+                    await self._refresh_panels(desk, desk.live)
                 continue
-            desk.busy = True
+            desk.busy, desk.live = True, live
             refresh = repost = False
             while True:
                 if isinstance(item, Repost):
@@ -254,11 +259,13 @@ class Publisher:
                     await self._give_up(desk, live, "I lost access to its channel")
                     return False
                 log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
+            except discord.HTTPException as error:
+                if not _passing(error):
+                    log.exception("game %s: couldn't update Discord", live.game_id)
+                    return False
+                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
             except TRANSIENT as error:
                 log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            except discord.HTTPException:
-                log.exception("game %s: couldn't update Discord", live.game_id)
-                return False
             await self._wait_out(desk, live, delay)
             delay = min(delay * 2, RETRY_MAX)
         return False
@@ -270,7 +277,7 @@ class Publisher:
         while (left := until - time.monotonic()) > 0:
             if live.game is not None:
                 await self._refresh_panels(desk, live)
-                await self._refresh_dms(desk, live)
+                await self._send_owed_dms(desk, live)
             await asyncio.sleep(min(left, self.refresh_interval))
 
     async def _give_up(self, desk: Desk, live: LiveGame, reason: str) -> None:
@@ -382,26 +389,50 @@ class Publisher:
         desk.ping = (message.id, change.token)
 
     async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
+        """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
+        has chosen (its cards are shown nowhere before)."""
         game = live.game
         if game is None or game.hand_number != change.hand_number or game.is_over:
             return  # an old deal published again after a restart: the table shows what is current
-        await self._refresh_dms(desk, live)  # the last hand's messages say its cards are all played
+        desk.dms_owed.clear()
         for seat in live.seats:
             if seat.user_id is None:
                 continue
-            text = render.dm_text(live, seat_view(game, seat.seat), _table_link(live))
-            try:
-                channel = await self._dm_channel(seat.user_id)
-                message = await channel.send(text, **_nonce(live, change.post_id, f"d{seat.seat}"))
-                desk.dms[seat.user_id] = DirectMessage(channel.id, message.id, change.hand_number, text)
-            except discord.Forbidden as error:
-                if error.code not in (DM_CLOSED, None):
-                    raise
-                if seat.user_id in desk.dm_failed:
-                    continue
-                desk.dm_failed.add(seat.user_id)
-                await self._say(live, f"I can't send {seat.name} direct messages. {seat.name}, use **My hand** on "
-                                      "the table or `/spades hand` to see your cards; the game goes on.")
+            if game.cards_hidden(seat.seat):
+                desk.dms_owed[seat.user_id] = change.hand_number
+                continue
+            await self._send_hand(desk, live, seat.user_id, seat.seat, _nonce(live, change.post_id, f"d{seat.seat}"))
+
+    async def _send_owed_dms(self, desk: Desk, live: LiveGame) -> None:
+        """The direct messages held back for a blind-nil choice, once made. (Not kept across a
+        restart: the panel shows the cards anyway.)"""
+        game = live.game
+        assert game is not None
+        for user_id, hand in list(desk.dms_owed.items()):
+            seat = live.seat_of(user_id)
+            if seat is None or hand != game.hand_number or game.is_over:
+                del desk.dms_owed[user_id]
+            elif not game.cards_hidden(seat):
+                del desk.dms_owed[user_id]
+                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    await self._send_hand(desk, live, user_id, seat, {})
+
+    async def _send_hand(self, desk: Desk, live: LiveGame, user_id: int, seat: int, nonce: dict[str, Any]) -> None:
+        game = live.game
+        assert game is not None
+        text = render.dm_text(live, seat_view(game, seat), _table_link(live))
+        try:
+            channel = await self._dm_channel(user_id)
+            await channel.send(text, **nonce)
+        except discord.Forbidden as error:
+            if error.code not in (DM_CLOSED, None):
+                raise
+            if user_id in desk.dm_failed:
+                return
+            desk.dm_failed.add(user_id)
+            name = render.seat_name(live, seat)
+            await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
+                                  "the table or `/spades hand` to see your cards; the game goes on.")
 
     # ------------------------------------------------------------------------- refreshing
     async def _refresh(self, desk: Desk, live: LiveGame, repost: bool) -> None:
@@ -411,7 +442,7 @@ class Publisher:
             return
         await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
         await self._refresh_panels(desk, live)
-        await self._refresh_dms(desk, live)
+        await self._send_owed_dms(desk, live)
         if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
             ping_id, desk.ping = desk.ping[0], None
             with contextlib.suppress(discord.HTTPException):
@@ -441,7 +472,11 @@ class Publisher:
                 await channel.get_partial_message(old).delete()
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
+        """Bring every panel to the game's state. A panel Discord refused for a moment (a 429, a
+        5xx) keeps its place and is tried again shortly, latest state first: it never goes on looking
+        live while stale. One whose message or token is gone is let go."""
         now = time.monotonic()
+        failed = False
         for user_id, panel in list(desk.panels.items()):
             if panel.shown_token == live.token and live.active:
                 continue
@@ -452,8 +487,23 @@ class Publisher:
                 shown = panel_view(live, self.games.view_for(live, user_id))
                 await panel.interaction.edit_original_response(view=shown)
                 panel.shown_token = token
-            except (Refusal, discord.HTTPException, *TRANSIENT):
-                del desk.panels[user_id]
+            except (Refusal, discord.HTTPException, *TRANSIENT) as error:
+                if _passing(error):
+                    failed = True
+                    log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
+                else:
+                    del desk.panels[user_id]
+        if failed:
+            desk.retry_delay = min(max(desk.retry_delay * 2, self.refresh_interval), RETRY_MAX)
+            desk.retry_at = time.monotonic() + desk.retry_delay
+        else:
+            desk.retry_at, desk.retry_delay = None, 0.0
+
+    def _until_next_timer(self, desk: Desk) -> float | None:
+        """Seconds until a panel must go to sleep or a failed update is due again (None: neither)."""
+        timers = [t for t in (self._until_a_panel_sleeps(desk), desk.retry_at and desk.retry_at - time.monotonic())
+                  if t is not None]
+        return max(0.0, min(timers)) if timers else None
 
     def _until_a_panel_sleeps(self, desk: Desk) -> float | None:
         """Seconds until the oldest panel's token runs out (None: no panel to watch)."""
@@ -470,28 +520,6 @@ class Publisher:
                 del desk.panels[user_id]
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
                     await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))
-
-    async def _refresh_dms(self, desk: Desk, live: LiveGame) -> None:
-        game = live.game
-        assert game is not None
-        for user_id, dm in list(desk.dms.items()):
-            seat = live.seat_of(user_id)
-            if seat is None:
-                continue
-            view = seat_view(game, seat)
-            if view.hand_number != dm.hand:  # its hand is over (the next one's message may be on its way)
-                view = view._replace(hand_number=dm.hand, hand=(), cards_hidden=False)
-                del desk.dms[user_id]
-            text = render.dm_text(live, view, _table_link(live))
-            if text == dm.text:
-                continue
-            try:
-                partial = self.client.get_partial_messageable(dm.channel_id, type=discord.ChannelType.private)
-                await partial.get_partial_message(dm.message_id).edit(content=text)
-                dm.text = text
-            except (discord.HTTPException, *TRANSIENT):
-                log.info("game %s: couldn't update a hand's direct message", live.game_id, exc_info=True)
-                desk.dms.pop(user_id, None)
 
     async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so

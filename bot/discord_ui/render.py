@@ -253,14 +253,11 @@ def _bid_word(view: SeatView, seat: int) -> str:
 
 # ------------------------------------------------------------------------------ direct message
 def dm_text(live: LiveGame, view: SeatView, table_link: str) -> str:
-    """The hand by direct message: kept current as cards leave it; no buttons, a link to the table."""
+    """The dealt hand by direct message, sorted, with a link to the table: sent once a deal and
+    never edited (the live panel follows the cards as they are played). No buttons."""
     title = f"**Your hand** · {MODE_TITLES[live.mode]} Spades · hand {view.hand_number}"
-    if view.cards_hidden:
-        body = (f"You may bid **blind nil** (±{live.rules.blind_nil_value}) before seeing your cards. "
-                f"Decide with {BLIND_NIL_WAYS}.")
-    else:
-        body = hand_text(view.hand, "\n") if view.hand else "All your cards are played."
-    return f"{title}\n{body}\nPlay at the table: {table_link}"
+    hand = hand_text(view.hand, "\n")
+    return f"{title}\n{hand}\nPlay at the table: {table_link}"
 
 
 # ------------------------------------------------------------------------------ turn mention

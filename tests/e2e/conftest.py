@@ -402,12 +402,24 @@ class Table:
     def acknowledged(self) -> list[tuple[Any, ...]]:
         return [move.key() for move in self.moves]
 
+    async def hand_dm(self, user: FakeUser, hand: int, after: int | None = None) -> FakeMessage | None:
+        """The direct message with `user`'s deal of hand `hand`; None while their panel offers blind
+        nil (the deal is sent once they choose, and shown nowhere before)."""
+        panel = await self.panel(user)
+        await self.fake.wait_until(lambda: f"hand {hand}" in panel.text, 10, f"the panel to show hand {hand}")
+        dms = self.fake.dm_channels.get(user.id)
+        if self.phase_in(panel) == "hidden":
+            assert dms is None or not [m for m in dms.messages.values() if f"hand {hand}" in m.content]
+            return None
+        return await self.fake.wait_for_dm(
+            user, lambda m: "**Your hand** · " in m.content and f"hand {hand}" in m.content, after=after)
+
 
 async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[FakeUser],
                      **options: Any) -> Table:
     """The first player opens a lobby, the second joins with the button, the third with
-    `/spades join`, and the host starts with the button; everyone gets their hand by DM and opens
-    their panel."""
+    `/spades join`, and the host starts with the button; everyone opens their panel and gets their
+    hand by DM (once they may see it)."""
     table = Table(spades, channel, list(players))
     host, *others = players
     mark = spades.fake.checkpoint()
@@ -424,10 +436,10 @@ async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[Fak
     await table.wait_table(lambda m: TURN_LINE.search(m.text) is not None, "the table message")
     table.read_seats()
     for user in players:
-        if not user.dms_closed:
+        panel = await table.open_panel(user)
+        if not user.dms_closed and table.phase_in(panel) != "hidden":  # a blind-nil choice first: no DM yet
             await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 1" in m.content,
                                           after=mark)
-        await table.open_panel(user)
     return table
 
 

@@ -21,9 +21,8 @@ async def test_blind_nil_hides_the_cards_until_the_player_chooses(spades: Spades
     table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50, blind_nil_deficit=0)
     game = table.game_id
     for user in table.players:
-        dm = spades.fake.dm_channels[user.id].messages
-        [hand] = [m for m in dm.values() if "**Your hand** · " in m.content]
-        assert "You may bid **blind nil**" in hand.content and not shows_cards(hand) and not hand.buttons()
+        dms = spades.fake.dm_channels.get(user.id)
+        assert dms is None or not dms.messages  # the hand's DM waits for the choice
         panel = table.panels[user.id]
         assert not shows_cards(panel)
         assert set(panel.custom_ids()) == {f"spades:bid:{game}:blind", f"spades:reveal:{game}"}
@@ -45,8 +44,8 @@ async def test_blind_nil_hides_the_cards_until_the_player_chooses(spades: Spades
     assert await spades.click(first, panel, f"spades:bid:{game}:blind") is panel
     assert "You: bid blind nil" in panel.text and shows_cards(panel)
     table.moves.append(Move(table.seat_of(first), "bid", "blind nil", "panel"))
-    hand_dm = next(m for m in spades.fake.dm_channels[first.id].messages.values() if "**Your hand** · " in m.content)
-    await spades.fake.wait_until(lambda: shows_cards(hand_dm), 5, "the direct message to show the cards")
+    hand_dm = await spades.fake.wait_for_dm(first, lambda m: "**Your hand** · " in m.content)
+    assert shows_cards(hand_dm) and not hand_dm.buttons()  # the deal, now that the choice is made
 
     # The second must choose before bidding; after showing the cards blind nil is gone.
     refused(await spades.command(second, channel, "bid", bid="3"), "First choose: bid blind nil, or look at your",

@@ -1,6 +1,6 @@
-"""The hand by direct message: no buttons that could go stale, kept current as cards leave the hand,
-a link back to the table. A player whose direct messages are closed still plays: the channel is
-told once, and **My hand** shows the cards."""
+"""The hand by direct message: one post per deal with the dealt hand sorted and a link back to the
+table, no buttons that could go stale, never edited (the panel follows the cards). A player whose
+direct messages are closed still plays: the channel is told once, and **My hand** shows the cards."""
 
 from __future__ import annotations
 
@@ -36,18 +36,16 @@ async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None
     assert not dm.buttons() and f"/channels/{spades.guild.id}/{channel.id}" in dm.content
     held = cards_in(dm.content)
     assert held == 17
-    await table.play_moves(3 + 3 * 3)  # the bids and three tricks
-    await spades.fake.wait_until(lambda: dm.edited_at is not None, 5, "the direct message to follow the hand")
-    assert cards_in(dm.content) < held  # the cards played have left it
-
-    await table.play_moves(3 * 14)  # the rest of the first hand
+    await table.play_moves(3 + 3 * 17)  # the whole first hand
     await spades.fake.wait_for_message(channel, lambda m: m.text.startswith("### Hand 1 scored"))
     assert table.find_table() is None  # the hand's table became its summary; the next deal waits a moment
     await table.wait_table(lambda m: "hand 2" in m.text and "▶ **" in m.text, "the second hand's table")
     for user in (alice, bob):
-        await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 2" in m.content)
+        await table.hand_dm(user, 2)
     await spades.fake.wait_until(lambda: "hand 2" in table.panels[carol.id].text, 5, "Carol's panel, hand 2")
-    assert "All your cards are played." in dm.content and cards_in(dm.content) == 0  # hand 1's message, closed
+    assert dm.edited_at is None and cards_in(dm.content) == 17  # hand 1's deal, as it was dealt
+    dms = [m for m in spades.fake.dm_channels[alice.id].messages.values() if "**Your hand** · " in m.content]
+    assert len(dms) == 2  # one post per deal
     assert notices() == [notice.content]  # told once, not again for the second hand
     opened = [int(r.body["recipient_id"]) for r in spades.fake.requests if r.template == "/users/@me/channels"]
     assert sorted(opened) == sorted(u.id for u in (alice, bob, carol))  # each DM opened once, not per hand

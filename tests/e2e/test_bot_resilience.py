@@ -4,7 +4,16 @@ made it to the channel."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, Table, game_id_of, game_over_message, record_moves, refused, start_game
+from tests.e2e.conftest import (
+    TURN_LINE,
+    Spades,
+    Table,
+    game_id_of,
+    game_over_message,
+    record_moves,
+    refused,
+    start_game,
+)
 from tests.record_check import check_record
 
 
@@ -87,3 +96,43 @@ async def test_a_lobby_whose_message_never_arrived_can_be_shown_and_used(spades:
     table = Table(spades, channel, [alice, bob], game_id=game_id_of(lobby))
     assert await spades.click(bob, lobby, f"spades:lobby:{table.game_id}:join") is lobby
     assert "2. Bob" in lobby.content
+
+
+async def test_a_panel_refused_by_rate_limits_for_ten_seconds_is_current_again_soon_after(spades: Spades) -> None:
+    """Discord answers 429 to every edit of one player's panel for ten seconds while the others
+    play. The panel is not given up: within two seconds of the storm's end it shows the game as it
+    is (it used to stay stale for good, still looking live)."""
+    fake = spades.fake
+    alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
+    channel = spades.channel("spades")
+    table = await start_game(spades, channel, [alice, bob, carol], target=300)
+    await table.play_moves(3)  # the bids
+    while (turn := await table.whose_turn()) is not None and turn.user is not alice:
+        await table.act(turn)
+    assert turn is not None
+    await table.act(turn, "panel")  # Alice's panel is now edited through this click's token
+    click = max((i for i in fake.interactions.values() if i.user is alice and i.type == 3), key=lambda i: i.id)
+    panel_edits = f"/webhooks/{fake.application_id}/{click.token}/messages/@original"
+    fake.rate_limit_next("PATCH", panel_edits, retry_after=1.0, times=10)
+
+    for _ in range(2):  # Bob and Carol play while Alice's panel is refused
+        turn = await table.whose_turn()
+        assert turn is not None and turn.user is not alice
+        await table.act(turn)
+
+    def storm_over() -> bool:
+        return sum(1 for r in fake.requests if r.path.endswith(panel_edits) and r.status == 429) == 10
+
+    await fake.wait_until(storm_over, 30, "ten 429s on Alice's panel")
+    panel = table.panels[alice.id]
+
+    def current() -> bool:
+        match = TURN_LINE.search(table.table_message().text)
+        if match is None:
+            return False
+        if match["name"] == "Alice":
+            return table.phase_in(panel) == "play"
+        return f"Waiting for **{match['name']}**" in panel.text
+
+    await fake.wait_until(current, 2.0, "Alice's panel to show the game as it is",
+                          lambda: f"panel: {panel.text}\ntable: {table.table_message().text}")

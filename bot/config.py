@@ -32,6 +32,7 @@ def load_dotenv(path: Path = Path(".env")) -> None:
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+TOKEN_GLOBAL_RATE = 50.0  # Discord's global limit for one bot token, shared by all its processes
 MAX_SHARDS = 1024
 
 
@@ -52,6 +53,8 @@ class Config:
     game_seed: int | None = None  # tests: game ids and deals follow from it
     api_base: str | None = None  # a REST proxy or a test server instead of Discord's API
     gateway_url: str | None = None
+    global_rate: float = TOKEN_GLOBAL_RATE  # counted REST calls a second this process may make
+
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Config:
@@ -80,6 +83,7 @@ class Config:
             game_seed=_whole(env, "GAME_SEED", None, 0, 2**63),
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
+            global_rate=_global_rate(env, shard_count, shard_ids),
         )
 
 
@@ -103,6 +107,22 @@ def _whole(env: Mapping[str, str], key: str, default: int | None, low: int, high
     if not (text.isascii() and text.isdigit()) or len(text) > 20 or not low <= int(text) <= high:
         raise ConfigError(f"{key} must be a whole number from {low} to {high}, got “{text[:40]}”.")
     return int(text)
+
+
+def _global_rate(env: Mapping[str, str], shard_count: int | None, shard_ids: tuple[int, ...] | None) -> float:
+    """This process's share of the token's global budget: `DISCORD_GLOBAL_RATE` as given (say,
+    behind a REST proxy that pools the budget), or else Discord's 50/s split by shards served."""
+    text = env.get("DISCORD_GLOBAL_RATE", "").strip()
+    if not text:
+        share = 1.0 if shard_count is None or shard_ids is None else len(shard_ids) / shard_count
+        return TOKEN_GLOBAL_RATE * share
+    try:
+        rate = float(text)
+    except ValueError:
+        rate = float("nan")
+    if not 1 <= rate <= 10_000:  # also refuses nan and inf
+        raise ConfigError(f"DISCORD_GLOBAL_RATE must be requests per second from 1 to 10000, got “{text[:40]}”.")
+    return rate
 
 
 def _log_level(env: Mapping[str, str]) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import discord
 from discord import app_commands
 
+from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.handlers import Handlers
@@ -27,7 +28,8 @@ class SpadesBot(discord.Client):
     of the message when Discord echoed the edit (7% of the bot's CPU under load)."""
 
     def __init__(self, *, dev_guild_id: int | None = None, sync_commands: bool = True,
-                 refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0, **options: Any) -> None:
+                 refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
+                 global_rate: float = TOKEN_GLOBAL_RATE, **options: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
         intents = discord.Intents.none()
         intents.guilds = True
@@ -39,7 +41,7 @@ class SpadesBot(discord.Client):
         self.tree: app_commands.CommandTree[SpadesBot] = app_commands.CommandTree(self)
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.publisher = Publisher(self, refresh_interval=refresh_interval,
-                                   channel_lost_timeout=channel_lost_timeout)
+                                   channel_lost_timeout=channel_lost_timeout, global_rate=global_rate)
         self._service: GameService | None = None
         self._click_handlers: Handlers | None = None
 

@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Any
 import aiohttp
 import discord
 
+from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import render
+from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
 from bot.discord_ui.views import (
     closed_panel_view,
@@ -121,9 +123,10 @@ def _passing(error: BaseException) -> bool:
 
 
 class Publisher:
-    def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0,
-                 channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE) -> None:
+    def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
+                 panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE) -> None:
         self.client = client
+        self.budget = RestBudget(global_rate)  # every call below that counts against the token's limit
         self.panel_life = panel_life
         self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
@@ -318,15 +321,24 @@ class Publisher:
         return self.client.get_partial_messageable(live.channel_id, guild_id=live.guild_id,
                                                    type=discord.ChannelType.text)
 
-    async def _say(self, live: LiveGame, text: str, *, mention: int | None = None, **kwargs: Any) -> discord.Message:
+    async def _say(self, live: LiveGame, text: str, *, mention: int | None = None,
+                   priority: Priority = Priority.OWED, **kwargs: Any) -> discord.Message:
         mentions = (discord.AllowedMentions(users=[discord.Object(mention)]) if mention is not None
                     else discord.AllowedMentions.none())
+        await self.budget.take(priority)
         return await self._channel(live).send(text, allowed_mentions=mentions, **kwargs)
+
+    async def _delete(self, channel_id: int, message_id: int) -> None:
+        """Remove a message of ours (a replaced table, a turn mention), if it is still there."""
+        await self.budget.take(Priority.CLEANUP)
+        with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+            await self.client.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
 
     async def _render_lobby(self, live: LiveGame) -> None:
         if live.lobby_message_id is None:
             return
         message = self._channel(live).get_partial_message(live.lobby_message_id)
+        await self.budget.take(Priority.TABLE)
         with contextlib.suppress(discord.NotFound):  # deleted by someone: /spades table shows it again
             await message.edit(content=render.lobby_text(live), view=lobby_view(live))
 
@@ -336,8 +348,7 @@ class Publisher:
         message = await self._say(live, render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
         await self.games.set_lobby_message(live, message.id)
         if old is not None:
-            with contextlib.suppress(discord.HTTPException):
-                await self._channel(live).get_partial_message(old).delete()
+            await self._delete(live.channel_id, old)
 
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
@@ -348,11 +359,13 @@ class Publisher:
             desk.table_id = None  # the next refresh posts a new table; a restart must not reuse this one
             await self.games.set_table_message(live, None)
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
+            await self.budget.take(Priority.OWED)
             try:
                 await self._channel(live).get_partial_message(table).edit(view=view)
                 return
             except discord.NotFound:
                 pass
+        await self.budget.take(Priority.OWED)
         await self._channel(live).send(view=view, **_nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
@@ -373,6 +386,7 @@ class Publisher:
                 if seat.user_id is not None:
                     with contextlib.suppress(discord.HTTPException):
                         channel = await self._dm_channel(seat.user_id)
+                        await self.budget.take(Priority.OWED)
                         await channel.send(f"Your Spades game in <#{live.channel_id}> was cancelled "
                                            f"({change.reason}). Nothing counts toward the leaderboard.")
             return
@@ -385,7 +399,7 @@ class Publisher:
             return
         user_id = live.seats[change.seat].user_id
         message = await self._say(live, render.ping_text(live, change.seat), mention=user_id,
-                                  view=hand_button_view(live.game_id))
+                                  view=hand_button_view(live.game_id), priority=Priority.TABLE)
         desk.ping = (message.id, change.token)
 
     async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
@@ -423,6 +437,7 @@ class Publisher:
         text = render.dm_text(live, seat_view(game, seat), _table_link(live))
         try:
             channel = await self._dm_channel(user_id)
+            await self.budget.take(Priority.OWED)
             await channel.send(text, **nonce)
         except discord.Forbidden as error:
             if error.code not in (DM_CLOSED, None):
@@ -440,13 +455,13 @@ class Publisher:
             if repost and live.status == "lobby":
                 await self._guard(desk, live, lambda: self._post_lobby(live))
             return
-        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        # Panels first: they don't count against the global limit, so they never wait on the table.
         await self._refresh_panels(desk, live)
+        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
         await self._send_owed_dms(desk, live)
         if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
             ping_id, desk.ping = desk.ping[0], None
-            with contextlib.suppress(discord.HTTPException):
-                await self._channel(live).get_partial_message(ping_id).delete()
+            await self._delete(live.channel_id, ping_id)
 
     async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         game = live.game
@@ -454,6 +469,7 @@ class Publisher:
         old = desk.table_id
         if old is None and game.phase in (Phase.DEALING, Phase.OVER):
             return  # the hand's summary says it all until the next deal (or the game-over post)
+        await self.budget.take(Priority.TABLE)  # then render: what arrived while waiting is shown too
         channel = self._channel(live)
         view = table_view(live)
         new_hand = game.hand_number != desk.table_hand
@@ -464,12 +480,12 @@ class Publisher:
                 return
             except discord.NotFound:
                 log.info("game %s: the table message was deleted; posting it again", live.game_id)
+        await self.budget.take(Priority.TABLE)
         message = await channel.send(view=view)
         desk.table_id, desk.below_table, desk.table_hand = message.id, 0, game.hand_number
         await self.games.set_table_message(live, message.id)
         if old is not None:
-            with contextlib.suppress(discord.HTTPException):
-                await channel.get_partial_message(old).delete()
+            await self._delete(live.channel_id, old)
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         """Bring every panel to the game's state. A panel Discord refused for a moment (a 429, a
@@ -527,6 +543,7 @@ class Publisher:
         no member intent the user is rarely cached, so the channel is opened from the id alone."""
         channel_id = self._dm_channels.get(user_id)
         if channel_id is None:
+            await self.budget.take(Priority.OWED)
             channel_id = (await self.client.create_dm(discord.Object(user_id))).id
             self._dm_channels[user_id] = channel_id
             if len(self._dm_channels) > DM_CHANNELS_KEPT:

@@ -39,16 +39,33 @@ from bot.engine.game import GAME_FORMAT, Ending, Game, HandLog, HandResult, Phas
 from bot.engine.record import RECORD_FORMAT, SeatTally, default_players, export_record, seat_tallies
 from bot.engine.rules import OPTIONS, Mode, Rules
 from bot.engine.scoring import SideScore, game_end, score_side
+from bot.engine.swiss import (
+    POINTS_BY_PLACE,
+    Entrant,
+    RoundResult,
+    Standing,
+    Table,
+    TableResult,
+    decide_unfinished,
+    points_for_places,
+    seat_round,
+    standings,
+    units_per_table,
+)
+from bot.engine.tournament import TOURNAMENT_FORMAT, Stage, Tournament, table_result
+from bot.engine.tournament_events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
 from bot.engine.view import RecordView, SeatView, public_record, record_for, seat_view
 
 __all__ = [
-    "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "RECORD_FORMAT",
-    "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError", "CardPlayed", "Dealt", "Ending",
-    "EngineError", "Event", "Forfeited", "Game", "HandLog", "HandResult", "IllegalAction", "IllegalBid",
-    "IllegalCard", "Mode", "NotYourTurn", "Phase", "RecordView", "Revealed", "RuleError", "Rules", "SeatTally",
-    "SeatView", "SideScore", "TrickLog", "WrongPhase", "card_code", "card_label", "card_name",
-    "cards_of", "default_players", "display_sorted", "event_from_json", "event_to_json",
-    "export_record", "game_end", "mask_of", "parse_card", "public_record", "record_for", "score_side",
-    "seat_tallies",
-    "seat_view",
+    "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "POINTS_BY_PLACE",
+    "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError",
+    "CardPlayed", "Dealt", "Ending", "EngineError", "Entrant", "Event", "Forfeited", "Game", "HandLog",
+    "HandResult", "IllegalAction", "IllegalBid", "IllegalCard", "Mode", "NotYourTurn", "Phase", "RecordView",
+    "Revealed",
+    "RoundResult", "RuleError", "Rules", "SeatTally", "SeatView", "SideScore", "Stage", "Standing", "Table",
+    "TableResult", "Tournament", "TournamentEvent", "TrickLog", "WrongPhase", "card_code", "card_label",
+    "card_name", "cards_of", "decide_unfinished", "default_players", "display_sorted", "event_from_json",
+    "event_to_json", "export_record", "game_end", "mask_of", "parse_card", "points_for_places",
+    "public_record", "record_for", "score_side", "seat_round", "seat_tallies", "seat_view", "standings", "table_result",
+    "tournament_event_from_json", "tournament_event_to_json", "units_per_table",
 ]

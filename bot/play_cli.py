@@ -128,7 +128,12 @@ def trick_line(names: Sequence[str], number: int, plays: Sequence[tuple[int, Car
                winner: int | None = None) -> str:
     """A trick as it stands: who played what, in order, and who won it once it is complete."""
     line = f"Trick {number}: " + " · ".join(f"{names[s]} {style.card(c)}" for s, c in plays)
-    return line if winner is None else f"{line}  → {names[winner]} wins"
+    return line if winner is None else f"{line}  → {winner_text(names[winner])}"
+
+
+def winner_text(name: str) -> str:
+    """“Ann wins”, but “You win”: You is the default name of the person at the terminal."""
+    return f"{name} win" if name.lower() == "you" else f"{name} wins"
 
 
 def summary_lines(game: Game, style: Style) -> list[str]:

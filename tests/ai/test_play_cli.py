@@ -107,6 +107,17 @@ def test_a_whole_game_reads_like_a_table():
             bags_before[seat] = result.bags[seat]
 
 
+def test_the_default_name_you_reads_as_you_win_and_you_bid():
+    out = io.StringIO()
+    game = play_cli.run(args(name="You"), scripted([]), out)
+    lines = out.getvalue().splitlines()
+    mine = sum(1 for hand in game.hand_logs for trick in hand.tricks if trick.winner == 0)
+    assert mine > 0
+    assert sum(line.endswith("→ You win") for line in lines) == mine
+    assert not any("You wins" in line or "You bids" in line for line in lines)
+    assert "You bid 2." in lines
+
+
 def test_colour_on_a_terminal_only_and_never_with_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     terminal = Terminal()

@@ -56,6 +56,17 @@ def levels_list(text: str) -> tuple[str, ...]:
     return levels
 
 
+def seat_levels(given: Sequence[str] | None, seats: int, what: str) -> list[str]:
+    """The level of each of ``seats`` computer players from ``--players``: one level per seat, or one
+    level for every seat, as people type it (``--players hard``); none given: the default for all."""
+    levels = list(given or [DEFAULT_LEVEL])
+    if len(levels) == 1:
+        return levels * seats
+    if len(levels) != seats:
+        raise UsageError(f"{what}: --players takes one level for every seat or {seats} levels, got {len(levels)}.")
+    return levels
+
+
 def budget_text(text: str) -> str:
     """An argparse type: a hard player's budget, checked now and passed on as typed."""
     try:
@@ -71,8 +82,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games to play (with --duplicate: deals, each played once per rotation)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", type=levels_list, default=None,
-                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat "
-                             f"(default: {DEFAULT_LEVEL} for every seat)")
+                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat, or one level "
+                             f"for every seat (default: {DEFAULT_LEVEL})")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of docs/rules.md; repeatable, a later one overrides an earlier one")
     parser.add_argument("--out", default=None, help="write one spades-record/1 JSON document per line")
@@ -267,9 +278,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
     out = out or sys.stdout
     mode = Mode.parse(args.mode)
     rules = parse_rules(args.rule, mode)
-    levels = list(args.players) if args.players else [DEFAULT_LEVEL] * mode.seats
-    if len(levels) != mode.seats:
-        raise UsageError(f"{mode} has {mode.seats} seats: --players needs {mode.seats} levels, got {len(levels)}.")
+    levels = seat_levels(args.players, mode.seats, f"{mode} has {mode.seats} seats")
     stats = [PlayerStats(level) for level in levels]
     records = open_out(args.out)
     hands = games = cancelled = 0

@@ -88,6 +88,11 @@ def test_a_later_rule_overrides_an_earlier_one(capsys):
     assert summary["rules"]["target"] == 100
 
 
+def test_one_level_fills_every_seat(capsys):
+    summary = run_cli(capsys, "--players", "easy", "--mode", "solo", "--games", "1", "--rule", "target=100")
+    assert summary["players"] == ["easy"] * 4 and summary["games"] == 1
+
+
 def test_hard_with_an_iteration_budget(capsys):
     summary = run_cli(capsys, "--players", "hard,normal,normal", "--games", "1", "--budget", "3it",
                       "--rule", "target=100", "--mode", "cutthroat")
@@ -125,7 +130,7 @@ def test_a_runaway_game_is_cancelled_at_the_hand_cap_with_a_valid_record(capsys,
     (["--jobs", "0"], "--jobs: must be at least 1, not 0"),
     (["--max-hands", "0"], "--max-hands: must be at least 1"),
     (["--players", "hard,wizard,easy"], "unknown level “wizard”"),
-    (["--players", "hard,normal"], "cutthroat has 3 seats: --players needs 3 levels, got 2"),
+    (["--players", "hard,normal"], "cutthroat has 3 seats: --players takes one level for every seat or 3 levels"),
     (["--mode", "partners", "--players", "easy,easy,easy"], "partners has 4 seats"),
     (["--rule", "target=5"], "target can't be 5: it takes a number from 50 to 1000"),
     (["--rule", "colour=red"], "Unknown rule option “colour”"),

@@ -4,12 +4,14 @@ runs that always end, and one clear line for bad input."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import Any
 
 import pytest
 
+from bot import selfplay
 from bot.__main__ import main
 from bot.engine import Game, Mode, Rules, parse_card
 from tests.record_check import check_record
@@ -80,6 +82,23 @@ def test_per_player_stats_and_records_replay(capsys, tmp_path):
     # Duplicate: the three rotations of a deal see the same first hand.
     assert records[0]["hands"][0]["deal"] == records[1]["hands"][0]["deal"] == records[2]["hands"][0]["deal"]
     assert records[0]["players"][0]["id"] != records[1]["players"][0]["id"]
+
+
+def test_progress_is_a_line_per_finished_game_on_stderr_and_quick_runs_stay_quiet(capsys, monkeypatch):
+    monkeypatch.setattr(selfplay, "PROGRESS_INTERVAL", 0.0)  # every game is "slow"
+    argv = ["selfplay", "--players", "easy,random,random", "--games", "2", "--duplicate", "--rule", "target=100"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)  # stdout is the summary alone
+    lines = err.splitlines()
+    assert len(lines) == summary["games"] == 6
+    for number, line in enumerate(lines, 1):
+        said = re.fullmatch(rf"game {number}/6 done: winner (easy-0|random-1|random-2), (\d+) hands, \d+\.\d s", line)
+        assert said is not None, line
+    assert sum(int(re.findall(r"(\d+) hands", line)[0]) for line in lines) == summary["hands"]
+    monkeypatch.setattr(selfplay, "PROGRESS_INTERVAL", float("inf"))
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
 
 
 def test_a_later_rule_overrides_an_earlier_one(capsys):

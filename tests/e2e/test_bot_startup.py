@@ -85,6 +85,8 @@ async def test_database_mistakes_are_one_clear_line_and_touch_nothing(tmp_path: 
     assert "folder" in line or "directory" in line, line
     [line] = await _start_and_fail(tmp_path, DATABASE_URL="mysql://somewhere/db")
     assert "mysql" in line, line
+    [line] = await _start_and_fail(tmp_path, DATABASE_URL="sqlite:///tmp")  # meant /tmp: made ./tmp
+    assert "did you mean sqlite:////tmp/spades.db?" in line and not (tmp_path / "tmp").exists(), line
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"SQLite format 3\x00" + b"\x01" * 4000)
     before = damaged.read_bytes()

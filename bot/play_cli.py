@@ -31,7 +31,7 @@ from bot.engine import (
     seat_view,
 )
 from bot.engine.cards import DIAMONDS, HEARTS, RANKS, SUIT_OF, SUIT_SYMBOLS
-from bot.selfplay import DEFAULT_LEVEL, UsageError, at_least, budget_text, levels_list, parse_rules
+from bot.selfplay import DEFAULT_LEVEL, UsageError, at_least, budget_text, levels_list, parse_rules, seat_levels
 
 LONGEST_ANSWER = 40  # characters; "queen of diamonds" is 17, so anything longer is a mistake
 LEAVE_WORDS = ("quit", "exit")
@@ -44,8 +44,8 @@ _SUIT_LINE_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦, as players hold them: colour
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode])
     parser.add_argument("--players", type=levels_list, default=None,
-                        help="levels of the computer players, comma-separated, one per other seat "
-                             f"({', '.join(LEVELS)}; default: {DEFAULT_LEVEL})")
+                        help=f"the computer players' level ({', '.join(LEVELS)}; default: {DEFAULT_LEVEL}), "
+                             "or comma-separated levels, one per other seat")
     parser.add_argument("--name", default="You")
     parser.add_argument("--seat", type=at_least(0), default=0, help="your seat, from 0")
     parser.add_argument("--seed", type=int, default=None)
@@ -128,7 +128,12 @@ def trick_line(names: Sequence[str], number: int, plays: Sequence[tuple[int, Car
                winner: int | None = None) -> str:
     """A trick as it stands: who played what, in order, and who won it once it is complete."""
     line = f"Trick {number}: " + " · ".join(f"{names[s]} {style.card(c)}" for s, c in plays)
-    return line if winner is None else f"{line}  → {names[winner]} wins"
+    return line if winner is None else f"{line}  → {winner_text(names[winner])}"
+
+
+def winner_text(name: str) -> str:
+    """“Ann wins”, but “You win”: You is the default name of the person at the terminal."""
+    return f"{name} win" if name.lower() == "you" else f"{name} wins"
 
 
 def summary_lines(game: Game, style: Style) -> list[str]:
@@ -300,10 +305,7 @@ def setup(args: argparse.Namespace) -> tuple[Game, dict[int, ComputerPlayer]]:
     rules = parse_rules(args.rule, mode)
     if not 0 <= args.seat < mode.seats:
         raise UsageError(f"{mode} has seats 0 to {mode.seats - 1}, not {args.seat}.")
-    levels = list(args.players) if args.players else [DEFAULT_LEVEL] * (mode.seats - 1)
-    if len(levels) != mode.seats - 1:
-        raise UsageError(f"{mode} has {mode.seats - 1} computer players: --players takes {mode.seats - 1} levels, "
-                         f"got {len(levels)}.")
+    levels = seat_levels(args.players, mode.seats - 1, f"{mode} has {mode.seats - 1} computer players")
     if len(args.name) > LONGEST_ANSWER or not args.name.strip():
         raise UsageError(f"--name takes a name of 1 to {LONGEST_ANSWER} characters.")
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)

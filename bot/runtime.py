@@ -1,8 +1,11 @@
 """The composition root of `python -m bot`: config, store, computer players, game service, client.
 
-Everything is built here and handed down, so the Discord layer knows only the service. The store
-is opened before Discord is contacted: a database mistake is one clear line and exit code 2, and
-nothing reaches Discord for a bot that couldn't keep its games.
+Everything is built here and handed down, so the Discord layer knows only the service. Start-up
+goes from what costs nothing to what leaves something behind: the settings and the database URL
+(no token, a path that can't be a database: one clear line and exit code 2, before any network),
+then Discord's answer to the token (one request, nothing posted: a wrong token leaves no database
+file behind), then the store, opened and created before the gateway is joined, so nothing reaches
+Discord's channels from a bot that couldn't keep its games.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
 from bot.service import GameService
-from bot.store import ShardSet, Store, StoreError, open_store
+from bot.store import ShardSet, Store, StoreError, check_database_url, open_store
 
 log = logging.getLogger("bot")
 
@@ -72,7 +75,18 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
     return client
 
 
+async def check_token(token: str) -> None:
+    """Ask Discord who the token belongs to (GET /users/@me); `discord.LoginFailure` if nobody."""
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    try:
+        await http.static_login(token)
+    finally:
+        await http.close()
+
+
 async def _serve(config: Config) -> None:
+    check_database_url(config.database_url)
+    await check_token(config.token)
     store = await open_store(config.database_url)
     shards = shard_set(config)
     if shards is not None:

@@ -7,6 +7,9 @@ deal once per seat rotation (the same seed gives the same deals, so luck of the 
 Every run ends: a game still going after ``--max-hands`` hands (players that keep failing their bids
 can sink forever and never reach the target) is cancelled, so its record says ``"ended": "cancelled"``
 with no winner, and the summary counts it under ``cancelled``.
+
+A long run shows it is alive: a line on stderr per finished game, at most one a second ("game 3/20
+done: winner hard-0, 12 hands, 4.1 s"), so quick runs stay quiet; the JSON summary is stdout's only line.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from bot.engine import Ending, EngineError, Game, Mode, Phase, Rules, export_rec
 
 DEFAULT_LEVEL = "normal"  # finishes a game to 500 in about 14 hands; random players may never get there
 DEFAULT_MAX_HANDS = 500  # far beyond any real game (easy players to 1000 take at most ~140 hands)
+PROGRESS_INTERVAL = 1.0  # seconds: a game that took longer gets its progress line, quick runs stay quiet
 
 
 class UsageError(Exception):
@@ -56,6 +60,17 @@ def levels_list(text: str) -> tuple[str, ...]:
     return levels
 
 
+def seat_levels(given: Sequence[str] | None, seats: int, what: str) -> list[str]:
+    """The level of each of ``seats`` computer players from ``--players``: one level per seat, or one
+    level for every seat, as people type it (``--players hard``); none given: the default for all."""
+    levels = list(given or [DEFAULT_LEVEL])
+    if len(levels) == 1:
+        return levels * seats
+    if len(levels) != seats:
+        raise UsageError(f"{what}: --players takes one level for every seat or {seats} levels, got {len(levels)}.")
+    return levels
+
+
 def budget_text(text: str) -> str:
     """An argparse type: a hard player's budget, checked now and passed on as typed."""
     try:
@@ -71,8 +86,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games to play (with --duplicate: deals, each played once per rotation)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", type=levels_list, default=None,
-                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat "
-                             f"(default: {DEFAULT_LEVEL} for every seat)")
+                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat, or one level "
+                             f"for every seat (default: {DEFAULT_LEVEL})")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of docs/rules.md; repeatable, a later one overrides an earlier one")
     parser.add_argument("--out", default=None, help="write one spades-record/1 JSON document per line")
@@ -147,10 +162,12 @@ class GameOutcome(NamedTuple):
     tallies: tuple[tuple[int, ...], ...]  # per seat, bot.engine.SeatTally as a plain tuple
     timings: tuple[list[float], ...]  # per seat
     record: dict[str, Any] | None
+    seconds: float  # the game's own time, in whichever process played it
 
 
 def play_job(job: GameJob) -> GameOutcome:
     """One game of a tournament; a top-level function so worker processes can run it."""
+    start = time.perf_counter()
     seats = job.mode.seats
     players = [make_player(job.levels[job.seating[s]], seed=job.seed * 7 + s, budget=job.budget)
                for s in range(seats)]
@@ -167,7 +184,8 @@ def play_job(job: GameJob) -> GameOutcome:
                         for s in range(seats)]
         record = export_record(game, players_json)
     tallies = tuple(tuple(t) for t in seat_tallies(game))
-    return GameOutcome(game.hands_played, game.ended is Ending.CANCELLED, job.seating, wins, tallies, timings, record)
+    return GameOutcome(game.hands_played, game.ended is Ending.CANCELLED, job.seating, wins, tallies, timings, record,
+                       time.perf_counter() - start)
 
 
 def jobs_for(args: argparse.Namespace, mode: Mode, rules: Rules, levels: Sequence[str]) -> Iterator[GameJob]:
@@ -179,6 +197,30 @@ def jobs_for(args: argparse.Namespace, mode: Mode, rules: Rules, levels: Sequenc
             suffix = f"-r{rotation}" if args.duplicate else ""
             yield GameJob(f"selfplay-{args.seed}-{number}{suffix}", mode, rules, seed, tuple(levels), seating,
                           args.budget, bool(args.out), args.max_hands)
+
+
+class Progress:
+    """One line on stderr per finished game, once at least ``PROGRESS_INTERVAL`` has passed since the
+    last: a run of slow games shows each one, a run of quick ones (random players) stays quiet. The
+    JSON summary stays stdout's only line."""
+
+    def __init__(self, total: int, levels: Sequence[str], err: TextIO) -> None:
+        self.total = total
+        self.names = [f"{level}-{index}" for index, level in enumerate(levels)]
+        self.err = err
+        self.done = 0
+        self.last = time.monotonic()
+
+    def game_done(self, outcome: GameOutcome) -> None:
+        self.done += 1
+        now = time.monotonic()
+        if now - self.last < PROGRESS_INTERVAL:
+            return
+        self.last = now
+        winners = [self.names[player] for seat, player in enumerate(outcome.seating) if outcome.win_shares[seat]]
+        ended = "cancelled" if outcome.cancelled else f"winner {' & '.join(winners)}"
+        print(f"game {self.done}/{self.total} done: {ended}, {outcome.hands} hands, {outcome.seconds:.1f} s",
+              file=self.err, flush=True)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -263,15 +305,14 @@ def open_out(path: str | None) -> TextIO | None:
         raise UsageError(f"can't write records to {path}: {error.strerror}.") from None
 
 
-def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> dict[str, Any]:
     out = out or sys.stdout
     mode = Mode.parse(args.mode)
     rules = parse_rules(args.rule, mode)
-    levels = list(args.players) if args.players else [DEFAULT_LEVEL] * mode.seats
-    if len(levels) != mode.seats:
-        raise UsageError(f"{mode} has {mode.seats} seats: --players needs {mode.seats} levels, got {len(levels)}.")
+    levels = seat_levels(args.players, mode.seats, f"{mode} has {mode.seats} seats")
     stats = [PlayerStats(level) for level in levels]
     records = open_out(args.out)
+    progress = Progress(args.games * (mode.seats if args.duplicate else 1), levels, err or sys.stderr)
     hands = games = cancelled = 0
     wins = [0.0] * mode.seats
     start = time.perf_counter()
@@ -288,6 +329,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> dict[str, Any]:
                 stats[player].add(outcome.win_shares[seat], outcome.tallies[seat], outcome.timings[seat])
             if records and outcome.record is not None:
                 records.write(json.dumps(outcome.record) + "\n")
+            progress.game_done(outcome)
     finally:
         if pool:
             pool.shutdown(cancel_futures=True)

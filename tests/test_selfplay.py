@@ -4,12 +4,14 @@ runs that always end, and one clear line for bad input."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from typing import Any
 
 import pytest
 
+from bot import selfplay
 from bot.__main__ import main
 from bot.engine import Game, Mode, Rules, parse_card
 from tests.record_check import check_record
@@ -82,10 +84,32 @@ def test_per_player_stats_and_records_replay(capsys, tmp_path):
     assert records[0]["players"][0]["id"] != records[1]["players"][0]["id"]
 
 
+def test_progress_is_a_line_per_finished_game_on_stderr_and_quick_runs_stay_quiet(capsys, monkeypatch):
+    monkeypatch.setattr(selfplay, "PROGRESS_INTERVAL", 0.0)  # every game is "slow"
+    argv = ["selfplay", "--players", "easy,random,random", "--games", "2", "--duplicate", "--rule", "target=100"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    summary = json.loads(out)  # stdout is the summary alone
+    lines = err.splitlines()
+    assert len(lines) == summary["games"] == 6
+    for number, line in enumerate(lines, 1):
+        said = re.fullmatch(rf"game {number}/6 done: winner (easy-0|random-1|random-2), (\d+) hands, \d+\.\d s", line)
+        assert said is not None, line
+    assert sum(int(re.findall(r"(\d+) hands", line)[0]) for line in lines) == summary["hands"]
+    monkeypatch.setattr(selfplay, "PROGRESS_INTERVAL", float("inf"))
+    assert main(argv) == 0
+    assert capsys.readouterr().err == ""
+
+
 def test_a_later_rule_overrides_an_earlier_one(capsys):
     summary = run_cli(capsys, "--players", "easy,easy,easy", "--games", "2",
                       "--rule", "target=400", "--rule", "target=100")
     assert summary["rules"]["target"] == 100
+
+
+def test_one_level_fills_every_seat(capsys):
+    summary = run_cli(capsys, "--players", "easy", "--mode", "solo", "--games", "1", "--rule", "target=100")
+    assert summary["players"] == ["easy"] * 4 and summary["games"] == 1
 
 
 def test_hard_with_an_iteration_budget(capsys):
@@ -125,7 +149,7 @@ def test_a_runaway_game_is_cancelled_at_the_hand_cap_with_a_valid_record(capsys,
     (["--jobs", "0"], "--jobs: must be at least 1, not 0"),
     (["--max-hands", "0"], "--max-hands: must be at least 1"),
     (["--players", "hard,wizard,easy"], "unknown level “wizard”"),
-    (["--players", "hard,normal"], "cutthroat has 3 seats: --players needs 3 levels, got 2"),
+    (["--players", "hard,normal"], "cutthroat has 3 seats: --players takes one level for every seat or 3 levels"),
     (["--mode", "partners", "--players", "easy,easy,easy"], "partners has 4 seats"),
     (["--rule", "target=5"], "target can't be 5: it takes a number from 50 to 1000"),
     (["--rule", "colour=red"], "Unknown rule option “colour”"),

@@ -84,11 +84,10 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             "no_exact_total": no_exact_total, "spades_must_break": spades_must_break,
             "set_penalty": set_penalty, "nil_value": nil_value, "blind_nil_value": blind_nil_value,
             "bag_limit": bag_limit, "bag_penalty": bag_penalty,
-            "nil_tricks_help_partner": nil_tricks_help_partner, "leftover": leftover, "jokers": jokers,
+            "nil_tricks_help_partner": nil_tricks_help_partner, "mercy": mercy, "leftover": leftover,
+            "jokers": jokers,
         }
-        options: dict[str, object] = {k: v for k, v in given.items() if v is not None}
-        if mercy is not None:
-            options["mercy"] = mercy or None
+        options: dict[str, object] = {k: v for k, v in given.items() if v is not None}  # mercy 0: the rules' off
         service = interaction.client.service
         live = await service.new_lobby(_guild_id(interaction), _channel_id(interaction), interaction.user.id,
                                        display_name(interaction.user), mode, options)

@@ -31,7 +31,7 @@ class Mode(StrEnum):
 
 _TRUE = {"true", "on", "yes", "1", "y"}
 _FALSE = {"false", "off", "no", "0", "n"}
-_NONE = {"none", "off", "null", "no", ""}
+_NONE = {"none", "off", "null", "no", "", "0"}  # an optional number is off; 0 too, as /spades new takes it
 
 
 @dataclass(frozen=True)
@@ -48,7 +48,7 @@ class _Option:
         if self.kind == "choice":
             return " or ".join(self.choices)
         if self.kind == "optional_int":
-            return f"a number from {self.low} to {self.high}, or none"
+            return f"a number from {self.low} to {self.high}, or 0 (none) for off"
         return f"a number from {self.low} to {self.high}"
 
 
@@ -97,7 +97,8 @@ class Rules:
 
     @classmethod
     def from_options(cls, options: Mapping[str, object], base: Rules | None = None) -> Rules:
-        """Build from text or typed values (``{"target": "200", "mercy": "none"}``); later keys win."""
+        """Build from text or typed values (``{"target": "200", "mercy": "none"}``); later keys win.
+        An optional number (mercy) given as 0 is off, like none."""
         values: dict[str, Any] = {}
         for key, raw in options.items():
             name = key.strip().lower()
@@ -142,6 +143,8 @@ def _convert(name: str, option: _Option, raw: object) -> object:
             except ValueError:
                 pass
         raise RuleError(f"{name} can't be “{raw}”: it takes {option.describe()}.")
+    if option.kind == "optional_int" and type(raw) is int and raw == 0:
+        return None
     return raw
 
 

@@ -60,6 +60,7 @@ from bot.store.models import (
 )
 from bot.store.postgresql import PostgresStore
 from bot.store.sqlite import SqliteStore, Synchronous
+from bot.store.sqlite.files import check_path, check_sqlite_version
 
 DEFAULT_DATABASE_URL = "sqlite:///spades.db"
 _SQLITE_PREFIX = "sqlite:///"
@@ -85,6 +86,17 @@ def parse_sqlite_url(database_url: str) -> tuple[Path, Synchronous]:
     if options or synchronous not in ("full", "normal"):
         raise DatabaseUrlError(f"DATABASE_URL options {query!r}: only synchronous=full or synchronous=normal")
     return Path(path), "full" if synchronous == "full" else "normal"
+
+
+def check_database_url(database_url: str) -> None:
+    """Refuse, writing nothing, what `open_store` would refuse from the URL alone: a scheme not
+    supported, a malformed SQLite URL, a SQLite too old, a path that can't be a database file. Start-up
+    runs it before Discord is asked about the token, which comes before `open_store` creates a file."""
+    if database_url.split("://", 1)[0] in _POSTGRESQL_SCHEMES:
+        return
+    path, _ = parse_sqlite_url(database_url)
+    check_sqlite_version()
+    check_path(path)
 
 
 async def open_store(database_url: str = DEFAULT_DATABASE_URL) -> Store:
@@ -134,6 +146,7 @@ __all__ = [
     "StoreUnavailable",
     "StoredGame",
     "Unchanged",
+    "check_database_url",
     "open_store",
     "parse_sqlite_url",
     "player_key",

@@ -107,6 +107,17 @@ def test_a_whole_game_reads_like_a_table():
             bags_before[seat] = result.bags[seat]
 
 
+def test_the_default_name_you_reads_as_you_win_and_you_bid():
+    out = io.StringIO()
+    game = play_cli.run(args(name="You"), scripted([]), out)
+    lines = out.getvalue().splitlines()
+    mine = sum(1 for hand in game.hand_logs for trick in hand.tricks if trick.winner == 0)
+    assert mine > 0
+    assert sum(line.endswith("→ You win") for line in lines) == mine
+    assert not any("You wins" in line or "You bids" in line for line in lines)
+    assert "You bid 2." in lines
+
+
 def test_colour_on_a_terminal_only_and_never_with_no_color(monkeypatch):
     monkeypatch.delenv("NO_COLOR", raising=False)
     terminal = Terminal()
@@ -230,8 +241,21 @@ def test_end_of_input_and_quit_end_the_game_cleanly():
     assert "You left: the game stops here" in left.stdout
 
 
+def test_players_takes_the_one_level_that_help_names_as_the_default():
+    helped = run_play("--help", stdin="")
+    default = re.search(r"default: (\w+)", " ".join(helped.stdout.split()))
+    assert default is not None
+    level = default.group(1)
+    started = run_play("--seed", "4", "--players", level, stdin="quit\n")
+    assert started.returncode == 0 and started.stderr == ""
+    assert f"You against {level}-bot-1, {level}-bot-2." in started.stdout
+    partners = run_play("--mode", "partners", "--seed", "4", "--players", "easy", stdin="quit\n")
+    assert partners.returncode == 0 and "against easy-bot-1, easy-bot-2, easy-bot-3." in partners.stdout
+
+
 @pytest.mark.parametrize(("argv", "says"), [
-    (["--players", "easy"], "cutthroat has 2 computer players: --players takes 2 levels, got 1"),
+    (["--players", "easy,easy,easy"],
+     "cutthroat has 2 computer players: --players takes one level for every seat or 2 levels, got 3"),
     (["--players", "easy,genius"], "unknown level “genius”"),
     (["--seat", "3"], "cutthroat has seats 0 to 2, not 3"),
     (["--seat", "-1"], "--seat: must be at least 0"),

@@ -1,5 +1,6 @@
-"""Start-up as an operator sees it: one clear line and exit code 2 for a missing or rejected token,
-and slash commands synced only when they changed since the last start."""
+"""Start-up as an operator sees it: one clear line and exit code 2 for a missing or rejected token
+(and no database file left behind), and slash commands synced only when they changed since the
+last start."""
 
 from __future__ import annotations
 
@@ -16,13 +17,16 @@ def _error_lines(log: str) -> list[str]:
     return [line for line in log.splitlines() if line.startswith("error:")]
 
 
-async def test_a_rejected_token_prints_one_line_and_exits_2(fake_discord: FakeDiscord,
-                                                              bot_runner: BotRunner) -> None:
-    bot = await bot_runner(extra_env={"DISCORD_TOKEN": "not-the-token"}, wait_ready=False)
+async def test_a_rejected_token_prints_one_line_exits_2_and_leaves_no_database(
+        fake_discord: FakeDiscord, bot_runner: BotRunner, tmp_path: Path) -> None:
+    db = tmp_path / "data" / "spades.db"
+    bot = await bot_runner(db_path=db, extra_env={"DISCORD_TOKEN": "not-the-token"}, wait_ready=False,
+                           log_path=tmp_path / "bot.log")
     assert await bot.wait_exit(20) == 2
     log = bot.log_text()
     assert _error_lines(log) == [_error_lines(log)[0]] and "Discord rejected DISCORD_TOKEN" in log
     assert "Traceback" not in log
+    assert [p.name for p in tmp_path.iterdir()] == ["bot.log"]  # no database, lock or folder
 
 
 async def test_a_missing_token_prints_one_line_and_exits_2(tmp_path: Path) -> None:
@@ -34,7 +38,7 @@ async def test_a_missing_token_prints_one_line_and_exits_2(tmp_path: Path) -> No
     assert proc.returncode == 2
     assert err.decode().strip().splitlines() == [
         "error: DISCORD_TOKEN is not set: put it in .env or the environment (see .env.example)."]
-    assert out == b""
+    assert out == b"" and list(tmp_path.iterdir()) == []  # no database file
 
 
 async def test_commands_are_synced_once_and_not_again_when_unchanged(fake_discord: FakeDiscord,
@@ -85,11 +89,19 @@ async def test_database_mistakes_are_one_clear_line_and_touch_nothing(tmp_path: 
     assert "folder" in line or "directory" in line, line
     [line] = await _start_and_fail(tmp_path, DATABASE_URL="mysql://somewhere/db")
     assert "mysql" in line, line
+    [line] = await _start_and_fail(tmp_path, DATABASE_URL="sqlite:///tmp")  # meant /tmp: made ./tmp
+    assert "did you mean sqlite:////tmp/spades.db?" in line and not (tmp_path / "tmp").exists(), line
+
+
+async def test_a_damaged_database_is_one_clear_line_and_left_as_it_is(fake_discord: FakeDiscord,
+                                                                       bot_runner: BotRunner, tmp_path: Path) -> None:
     damaged = tmp_path / "damaged.db"
     damaged.write_bytes(b"SQLite format 3\x00" + b"\x01" * 4000)
     before = damaged.read_bytes()
-    [line] = await _start_and_fail(tmp_path, DATABASE_URL=f"sqlite:///{damaged}")
-    assert str(damaged) in line and damaged.read_bytes() == before, line
+    bot = await bot_runner(db_path=damaged, wait_ready=False, log_path=tmp_path / "bot.log")
+    assert await bot.wait_exit(20) == 2
+    [line] = _error_lines(bot.log_text())
+    assert str(damaged) in line and "not a readable SQLite database" in line and damaged.read_bytes() == before
 
 
 async def test_a_second_bot_on_the_same_file_is_refused(fake_discord: FakeDiscord, bot_runner: BotRunner,

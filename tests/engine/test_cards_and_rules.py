@@ -71,6 +71,11 @@ def test_rules_from_text_options():
     assert Rules.from_options({"TARGET": 300}).target == 300
 
 
+@pytest.mark.parametrize("off", ["0", " 0 ", 0, "none", "off"])
+def test_mercy_0_is_off_as_in_spades_new(off: object) -> None:
+    assert Rules.from_options({"mercy": off}, base=Rules(mercy=200)).mercy is None
+
+
 @pytest.mark.parametrize(
     ("options", "message"),
     [
@@ -80,7 +85,7 @@ def test_rules_from_text_options():
         ({"nil": "maybe"}, "nil can't be “maybe”: it takes true or false."),
         ({"set_penalty": "double"}, "set_penalty can't be 'double': it takes minus or zero."),
         ({"leftover": "first"}, "leftover can't be 'first': it takes last or two_clubs."),
-        ({"mercy": "10"}, "mercy can't be 10: it takes a number from 50 to 1000, or none."),
+        ({"mercy": "10"}, "mercy can't be 10: it takes a number from 50 to 1000, or 0 (none) for off."),
         ({"bag_limit": "0"}, "bag_limit can't be 0: it takes a number from 1 to 100."),
     ],
 )

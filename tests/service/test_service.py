@@ -243,6 +243,16 @@ async def test_settings_validate_and_feed_new_lobbies(harness: Harness) -> None:
     assert live.mode.value == "solo" and live.rules.target == 250 and live.turn_timeout == 90
 
 
+async def test_a_server_default_mercy_is_turned_off_with_0(harness: Harness) -> None:
+    service = await harness.boot()
+    saved = await service.update_settings(GUILD, {"mercy": "200"})
+    assert saved["rules"] == {"mercy": 200}
+    saved = await service.update_settings(GUILD, {"mercy": "0"})
+    assert saved["rules"] == {}
+    live = await service.new_lobby(GUILD, CHANNEL, ALICE, NAMES[ALICE], options={"mercy": 0})
+    assert live.rules.mercy is None
+
+
 async def test_leaving_mid_game_counts_as_a_forfeit_for_the_leaver(harness: Harness) -> None:
     service = await harness.boot(bot_move_delay=0.1)
     live = await three_player_game(service)

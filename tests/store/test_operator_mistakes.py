@@ -127,6 +127,39 @@ async def test_a_database_url_under_a_file_is_refused(tmp_path: Path, under: str
 
 
 @pytest.mark.parametrize(
+    ("path", "meant"),
+    [
+        ("tmp", "sqlite:////tmp/spades.db"),  # three slashes: ./tmp, not the system's /tmp
+        ("var", "sqlite:////var/spades.db"),
+        ("spades", "sqlite:///spades.db"),
+        ("games/spades.sqlite3x", "sqlite:///games/spades.sqlite3x.db"),
+    ],
+)
+async def test_a_new_file_not_named_as_a_database_is_refused_with_the_url_meant(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, path: str, meant: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(DatabaseUrlError) as refused:
+        await open_store(f"sqlite:///{path}")
+    said = str(refused.value)
+    assert f"would make a new file {path} in the working directory ({tmp_path / path})" in said
+    assert f"did you mean {meant}?" in said and "must end in .db, .sqlite or .sqlite3" in said
+    assert "\n" not in said and list(tmp_path.iterdir()) == []
+
+
+async def test_a_database_name_ends_in_db_sqlite_or_sqlite3_and_an_existing_one_keeps_its_name(
+    tmp_path: Path,
+) -> None:
+    with pytest.raises(DatabaseUrlError, match=f"did you mean sqlite:///{tmp_path}/spades.db\\?"):
+        await open_store(f"sqlite:///{tmp_path}/spades")
+    for name in ("a.db", "b.sqlite", "c.SQLITE3"):
+        await (await open_store(f"sqlite:///{tmp_path / name}")).close()
+    (tmp_path / "a.db").rename(tmp_path / "spades")  # made by an older version, say
+    store = await open_store(f"sqlite:///{tmp_path}/spades")
+    await store.close()
+
+
+@pytest.mark.parametrize(
     ("url", "message"),
     [
         ("mysql://localhost/spades", "scheme 'mysql' is not supported; use sqlite:///.* or postgresql://"),

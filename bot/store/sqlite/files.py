@@ -1,7 +1,9 @@
 """The database file itself: operators' mistakes refused with one clear line before anything is
 written, and the file's identity, to notice it deleted or replaced while the bot runs.
 
-A SQLite older than the SQL here needs, a `DATABASE_URL` path that is a folder or lies under a file,
+A SQLite older than the SQL here needs, a `DATABASE_URL` path that is a folder or lies under a file
+or would make a new database whose name doesn't end in .db, .sqlite or .sqlite3 (`sqlite:///tmp` is
+`./tmp`, not `/tmp`: three slashes are relative to the working directory, four absolute),
 a second bot process on the same file (`DatabaseInUseError`: an exclusive `flock` on `<db>.lock`,
 held until the store closes), a damaged file (`PRAGMA quick_check` on a read-only connection, so
 the file is left as it is).
@@ -19,6 +21,7 @@ from bot.store.errors import DatabaseInUseError, DatabaseUrlError, StoreError
 from bot.store.sqlite.errors import DAMAGED
 
 MIN_SQLITE_VERSION = (3, 38, 0)  # `->>`, used by the group commit's batched statements
+DATABASE_SUFFIXES = (".db", ".sqlite", ".sqlite3")
 
 
 def check_sqlite_version() -> None:
@@ -32,16 +35,30 @@ def check_sqlite_version() -> None:
 
 
 def check_path(path: Path) -> None:
-    """A folder, or a 'folder' on the way that is really a file, is the URL's mistake: say so."""
+    """A folder, a 'folder' on the way that is really a file, or a new file not named as a database
+    (`sqlite:///tmp` meant as /tmp) is the URL's mistake: say so, with the URL that was meant."""
     if path.is_dir():
         raise DatabaseUrlError(
             f"DATABASE_URL names {path}, which is a folder; name a file in it, e.g. sqlite:///{path / 'spades.db'}"
         )
+    if path.suffix.lower() not in DATABASE_SUFFIXES and not path.exists():
+        raise DatabaseUrlError(_unnamed_database(path))
     for folder in path.parents:
         if folder.exists():
             if not folder.is_dir():
                 raise DatabaseUrlError(f"DATABASE_URL names {path}, but {folder} is a file, not a folder")
             return
+
+
+def _unnamed_database(path: Path) -> str:
+    """The refusal of a new database file without a database's name, and the URL likely meant: a
+    folder at the root (`sqlite:///tmp` for /tmp) or the name with .db."""
+    root = Path("/", path)
+    meant = root / "spades.db" if not path.is_absolute() and root.is_dir() else Path(f"{path}.db")
+    where = f" in the working directory ({path.absolute()})" if not path.is_absolute() else ""
+    return (f"DATABASE_URL=sqlite:///{path} would make a new file {path}{where}: did you mean sqlite:///{meant}? "
+            "A database file's name must end in .db, .sqlite or .sqlite3; "
+            "sqlite:///name.db is relative to the working directory, sqlite:////abs/path.db absolute.")
 
 
 def lock_database(path: Path) -> BinaryIO:

@@ -70,6 +70,9 @@ class SpadesBot(discord.Client):
         log.info("resumed %d unfinished games (%d set aside as damaged)",
                  len(recovery.games), len(recovery.damaged))
 
+    async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        self.publisher.note_interaction(interaction)
+
     async def on_message(self, message: discord.Message) -> None:
         self.publisher.note_message(message.channel.id, message.id)
 

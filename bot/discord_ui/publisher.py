@@ -66,6 +66,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
+FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new table (edited for 15 min)
+WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
+FRESH_CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
 PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
 PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
                 "Press **My hand** on the table for a fresh one.")
@@ -96,6 +99,17 @@ class Panel:
 
 
 @dataclass
+class Via:
+    """An interaction whose webhook made a message and edits it outside the global rate limit."""
+
+    interaction: discord.Interaction[Any]
+    issued: float  # monotonic time of the interaction
+
+    def alive(self, now: float) -> bool:
+        return now - self.issued < WEBHOOK_LIFE
+
+
+@dataclass
 class Desk:
     """One game's publishing state."""
 
@@ -103,9 +117,10 @@ class Desk:
     task: asyncio.Task[None] | None = None
     last_refresh: float = 0.0
     table_id: int | None = None  # the table message this worker last knew of
+    table_via: Via | None = None  # the webhook that posted it, while it can edit it
     below_table: int = 0  # messages posted under the table since it was posted
     table_hand: int = 0  # the hand the table was posted for
-    ping: tuple[int, int] | None = None  # (message id, game token) of the turn mention
+    ping: tuple[int, int, Via | None] | None = None  # (message id, game token, webhook) of the turn mention
     panels: dict[int, Panel] = field(default_factory=dict)
     dms_owed: dict[int, int] = field(default_factory=dict)  # user id -> hand whose DM waits for a blind-nil choice
     dm_failed: set[int] = field(default_factory=set)
@@ -134,6 +149,7 @@ class Publisher:
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
+        self._fresh: OrderedDict[int, Via] = OrderedDict()  # channel id -> its newest interaction
 
     @property
     def games(self) -> GameService:
@@ -170,6 +186,26 @@ class Publisher:
                         and old.interaction.message is not None
                         and interaction.message.id == old.interaction.message.id)
         return None if old is None or same_message else old
+
+    def note_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """Every click and command in a server channel lends the bot a webhook for 15 minutes whose
+        messages are posted and edited outside the token's global rate limit: tables and turn
+        mentions go through the newest one."""
+        if interaction.guild_id is None or interaction.channel_id is None or interaction.type not in (
+                discord.InteractionType.application_command, discord.InteractionType.component):
+            return
+        self._fresh[interaction.channel_id] = Via(interaction, time.monotonic())
+        self._fresh.move_to_end(interaction.channel_id)
+        if len(self._fresh) > FRESH_CHANNELS_KEPT:
+            self._fresh.popitem(last=False)
+
+    def _fresh_via(self, live: LiveGame) -> Via | None:
+        """An interaction of the channel recent enough to carry a new message, and answered (a
+        follow-up before the answer is refused)."""
+        via = self._fresh.get(live.channel_id)
+        if via is None or time.monotonic() - via.issued >= FOLLOW_UP_FRESH or not via.interaction.response.is_done():
+            return None
+        return via
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
         """A message appeared (or went) in a channel: count what lies below the game's table."""
@@ -328,10 +364,14 @@ class Publisher:
         await self.budget.take(priority)
         return await self._channel(live).send(text, allowed_mentions=mentions, **kwargs)
 
-    async def _delete(self, channel_id: int, message_id: int) -> None:
-        """Remove a message of ours (a replaced table, a turn mention), if it is still there."""
-        await self.budget.take(Priority.CLEANUP)
+    async def _delete(self, channel_id: int, message_id: int, via: Via | None = None) -> None:
+        """Remove a message of ours (a replaced table, a turn mention), if it is still there:
+        through the webhook that made it while it can, else through the channel (counted)."""
         with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+            if via is not None and via.alive(time.monotonic()):
+                await via.interaction.followup.delete_message(message_id)
+                return
+            await self.budget.take(Priority.CLEANUP)
             await self.client.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
 
     async def _render_lobby(self, live: LiveGame) -> None:
@@ -356,8 +396,10 @@ class Publisher:
         view = summary_view(live, change.hand)
         table = change.table_message_id
         if desk.table_id == table:
-            desk.table_id = None  # the next refresh posts a new table; a restart must not reuse this one
-            await self.games.set_table_message(live, None)
+            desk.table_id, desk.table_via = None, None  # the next refresh posts a new table
+            await self.games.set_table_message(live, None)  # a restart must not reuse this one
+        # Through the channel, as everything owed is (one call a hand): a nonce keeps a post repeated
+        # after a crash from showing twice, and a channel the bot can no longer use is noticed.
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
             await self.budget.take(Priority.OWED)
             try:
@@ -398,9 +440,15 @@ class Publisher:
         if live.token != change.token or live.human_turn() != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
-        message = await self._say(live, render.ping_text(live, change.seat), mention=user_id,
-                                  view=hand_button_view(live.game_id), priority=Priority.TABLE)
-        desk.ping = (message.id, change.token)
+        text, view = render.ping_text(live, change.seat), hand_button_view(live.game_id)
+        mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
+        via = self._fresh_via(live)
+        if via is not None:
+            sent = await via.interaction.followup.send(text, view=view, allowed_mentions=mentions, wait=True)
+            desk.ping = (sent.id, change.token, via)
+            return
+        message = await self._say(live, text, mention=user_id, view=view, priority=Priority.TABLE)
+        desk.ping = (message.id, change.token, None)
 
     async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
         """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
@@ -460,32 +508,52 @@ class Publisher:
         await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
         await self._send_owed_dms(desk, live)
         if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
-            ping_id, desk.ping = desk.ping[0], None
-            await self._delete(live.channel_id, ping_id)
+            (ping_id, _, via), desk.ping = desk.ping, None
+            await self._delete(live.channel_id, ping_id, via)
 
     async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
+        """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
+        its webhook about to expire). Posts and edits go through a recent interaction's webhook,
+        outside the global limit; the channel endpoints (counted) only when none is live."""
         game = live.game
         assert game is not None
-        old = desk.table_id
+        old, old_via = desk.table_id, desk.table_via
         if old is None and game.phase in (Phase.DEALING, Phase.OVER):
             return  # the hand's summary says it all until the next deal (or the game-over post)
-        await self.budget.take(Priority.TABLE)  # then render: what arrived while waiting is shown too
-        channel = self._channel(live)
-        view = table_view(live)
+        now = time.monotonic()
+        fresh = self._fresh_via(live)
         new_hand = game.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
-        if old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE:
-            try:
-                await channel.get_partial_message(old).edit(view=view)
+        expiring = old_via is not None and not old_via.alive(now + self.refresh_interval)
+        move_off_channel = old_via is None and fresh is not None  # a table posted through the channel
+        if (old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE
+                and not ((expiring or move_off_channel) and fresh is not None)):
+            if await self._edit_table(live, old, old_via):
                 return
-            except discord.NotFound:
-                log.info("game %s: the table message was deleted; posting it again", live.game_id)
-        await self.budget.take(Priority.TABLE)
-        message = await channel.send(view=view)
-        desk.table_id, desk.below_table, desk.table_hand = message.id, 0, game.hand_number
-        await self.games.set_table_message(live, message.id)
+            log.info("game %s: the table message was deleted; posting it again", live.game_id)
+        if fresh is not None:
+            sent = await fresh.interaction.followup.send(view=table_view(live), wait=True)
+            message_id, desk.table_via = sent.id, fresh
+        else:
+            await self.budget.take(Priority.TABLE)
+            message_id, desk.table_via = (await self._channel(live).send(view=table_view(live))).id, None
+        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, game.hand_number
+        await self.games.set_table_message(live, message_id)
         if old is not None:
-            await self._delete(live.channel_id, old)
+            await self._delete(live.channel_id, old, old_via)
+
+    async def _edit_table(self, live: LiveGame, table: int, via: Via | None) -> bool:
+        """Bring the table message up to date; False if it is gone. Rendered once the call may go,
+        so a refresh that waited for the budget shows what arrived meanwhile."""
+        try:
+            if via is not None and via.alive(time.monotonic()):
+                await via.interaction.followup.edit_message(table, view=table_view(live))
+            else:
+                await self.budget.take(Priority.TABLE)
+                await self._channel(live).get_partial_message(table).edit(view=table_view(live))
+        except discord.NotFound:
+            return False
+        return True
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         """Bring every panel to the game's state. A panel Discord refused for a moment (a 429, a

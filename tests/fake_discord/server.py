@@ -2060,6 +2060,8 @@ class FakeDiscord:
         inter = self._interactions_by_token.get(req.params["token"])
         if inter is None or int(req.params["application_id"]) != self.application_id:
             return self._error(req, 404, 10015, "Unknown Webhook", record=True, kind="interaction")
+        if not inter.channel.is_dm and inter.channel.id not in self.channels:
+            return self._error(req, 404, 10003, "Unknown Channel")  # deleted since the interaction
         if inter.token_expired:
             return self._error(
                 req,

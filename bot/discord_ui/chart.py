@@ -18,8 +18,12 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
+from bot.discord_ui.render import number
+
 FONT_DIR = Path(__file__).with_name("fonts")
 WIDTH, HEIGHT = 800, 450
+SHOWN_WIDTH = 550  # Discord shows an attached image at most this wide in a channel: text must read there
+TICK_SIZE, LABEL_SIZE, NAME_SIZE, TITLE_SIZE = 17, 18, 19, 24  # px, 12 to 16 px as shown
 SCALE = 2  # shapes are drawn at this multiple of the final size, then scaled down
 PALETTE_COLOURS = 64  # plenty for a few flat colours and their antialiased edges
 
@@ -38,7 +42,7 @@ SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140)
 MARKERS = ("circle", "square", "triangle", "diamond")
 
 MARGIN = 16
-LEGEND_WIDTH = 190
+LEGEND_WIDTH = 230
 MARKERS_UP_TO = 40  # hands; past this a marker on every hand would only blur the lines
 
 
@@ -104,10 +108,6 @@ def _nice_step(span: float, most_steps: int) -> int:
     return max(1, round(step))
 
 
-def _signed(value: int) -> str:
-    return f"−{-value}" if value < 0 else str(value)  # a real minus sign, as typeset
-
-
 def _marker(draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, radius: float, fill: Colour) -> None:
     """A marker centred on (x, y), in the supersampled canvas's units, ringed with the background."""
     ring = radius + SCALE
@@ -155,15 +155,15 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         y_high += y_step
     y_ticks = range(y_low, y_high + 1, y_step)
 
-    tick_font, label_font = chart_font(12), chart_font(13)
-    name_fonts = (chart_font(14), chart_font(14, bold=True))
-    title_font = chart_font(17, bold=True)
+    tick_font, label_font = chart_font(TICK_SIZE), chart_font(LABEL_SIZE)
+    name_fonts = (chart_font(NAME_SIZE), chart_font(NAME_SIZE, bold=True))
+    title_font = chart_font(TITLE_SIZE, bold=True)
     shown_title = fit_text(" ".join(printable_text(title).split()), title_font, WIDTH - 2 * MARGIN)
 
-    left = MARGIN + max(tick_font.getlength(_signed(t)) for t in y_ticks) + 8
+    left = MARGIN + max(tick_font.getlength(number(t)) for t in y_ticks) + 8
     right = WIDTH - MARGIN - LEGEND_WIDTH - 12
-    top = 54 if shown_title else 24
-    bottom = HEIGHT - 46
+    top = 66 if shown_title else 28
+    bottom = HEIGHT - 60
 
     def x_of(hand: float) -> float:
         return left + (right - left) * hand / max(hands, 1)
@@ -190,45 +190,45 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         _dashed(draw, left * SCALE, right * SCALE, y_of(-mercy) * SCALE, MERCY, 2 * SCALE)
 
     winning = set(winners)
-    radius = (4 if hands <= 15 else 3) * SCALE
+    radius = (5 if hands <= 15 else 4) * SCALE
     for side in sorted(range(sides), key=lambda s: s in winning):  # winners on top
         colour, points = SIDE_COLOURS[side], [(x_of(h) * SCALE, y_of(v) * SCALE) for h, v in enumerate(series[side])]
         if len(points) > 1:
-            width = (3 if side in winning else 2) * SCALE - (SCALE // 2 if hands > MARKERS_UP_TO else 0)
+            width = (4 if side in winning else 3) * SCALE - (SCALE // 2 if hands > MARKERS_UP_TO else 0)
             draw.line(points, fill=colour, width=width, joint="curve")
         if hands <= MARKERS_UP_TO:
             for x, y in points[1:-1]:
                 _marker(draw, MARKERS[side], x, y, radius, colour)
-        _marker(draw, MARKERS[side], *points[-1], 5 * SCALE, colour)
+        _marker(draw, MARKERS[side], *points[-1], 6 * SCALE, colour)
 
     legend_x = WIDTH - MARGIN - LEGEND_WIDTH
     order = sorted(range(sides), key=lambda s: (s not in winning, -finals[s], s))
-    entry_height = 46
+    entry_height = 60
     for row, side in enumerate(order):
-        swatch_y = (top + row * entry_height + 9) * SCALE
-        draw.line([(legend_x * SCALE, swatch_y), ((legend_x + 22) * SCALE, swatch_y)], fill=SIDE_COLOURS[side],
-                  width=3 * SCALE)
-        _marker(draw, MARKERS[side], (legend_x + 11) * SCALE, swatch_y, 4 * SCALE, SIDE_COLOURS[side])
+        swatch_y = (top + row * entry_height + 11) * SCALE
+        draw.line([(legend_x * SCALE, swatch_y), ((legend_x + 24) * SCALE, swatch_y)], fill=SIDE_COLOURS[side],
+                  width=4 * SCALE)
+        _marker(draw, MARKERS[side], (legend_x + 12) * SCALE, swatch_y, 5 * SCALE, SIDE_COLOURS[side])
 
     image = big.reduce(SCALE)
 
     # Text, at full size.
     draw = ImageDraw.Draw(image)
     if shown_title:
-        draw.text((MARGIN, 14), shown_title, font=title_font, fill=TEXT)
+        draw.text((MARGIN, 16), shown_title, font=title_font, fill=TEXT)
     for tick in y_ticks:
-        draw.text((left - 8, round(y_of(tick))), _signed(tick), font=tick_font, fill=MUTED, anchor="rm")
+        draw.text((left - 8, round(y_of(tick))), number(tick), font=tick_font, fill=MUTED, anchor="rm")
     for tick in x_ticks:
-        draw.text((round(x_of(tick)), bottom + 7), str(tick), font=tick_font, fill=MUTED, anchor="mt")
-    draw.text(((left + right) / 2, HEIGHT - 8), "hand", font=tick_font, fill=MUTED, anchor="mb")
+        draw.text((round(x_of(tick)), bottom + 8), str(tick), font=tick_font, fill=MUTED, anchor="mt")
+    draw.text(((left + right) / 2, HEIGHT - 6), "hand", font=tick_font, fill=MUTED, anchor="mb")
 
-    lines = [(target, f"target {_signed(target)}", TARGET)]
+    lines = [(target, f"target {number(target)}", TARGET)]
     if mercy is not None:
-        lines.append((-mercy, f"mercy {_signed(-mercy)}", MERCY))
+        lines.append((-mercy, f"mercy {number(-mercy)}", MERCY))
     for value, label, colour in lines:
         y = y_of(value)
-        above = y - 20 > top
-        at, anchor = ((right - 6, y - 5), "rb") if above else ((right - 6, y + 6), "rt")
+        above = y - 26 > top
+        at, anchor = ((left + 8, y - 5), "lb") if above else ((left + 8, y + 6), "lt")  # early hands are near 0
         box = draw.textbbox(at, label, font=label_font, anchor=anchor)
         draw.rounded_rectangle((box[0] - 5, box[1] - 3, box[2] + 5, box[3] + 3), radius=4, fill=BACKGROUND)
         draw.text(at, label, font=label_font, fill=colour, anchor=anchor)
@@ -238,12 +238,12 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         won = side in winning
         name_font = name_fonts[won]
         name = " ".join(printable_text(names[side]).split()) or "?"
-        draw.text((legend_x + 30, entry_y + 9), fit_text(name, name_font, LEGEND_WIDTH - 30), font=name_font,
+        draw.text((legend_x + 34, entry_y + 11), fit_text(name, name_font, LEGEND_WIDTH - 34), font=name_font,
                   fill=TEXT, anchor="lm")
-        draw.text((legend_x + 30, entry_y + 29), _signed(finals[side]), font=label_font, fill=MUTED, anchor="lm")
+        draw.text((legend_x + 34, entry_y + 38), number(finals[side]), font=label_font, fill=MUTED, anchor="lm")
         if won:
-            score_width = label_font.getlength(_signed(finals[side]))
-            draw.text((legend_x + 38 + score_width, entry_y + 29), "★ winner", font=label_font, fill=GOLD, anchor="lm")
+            score_width = label_font.getlength(number(finals[side]))
+            draw.text((legend_x + 44 + score_width, entry_y + 38), "★ winner", font=label_font, fill=GOLD, anchor="lm")
 
     out = io.BytesIO()
     palette = image.quantize(PALETTE_COLOURS, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)

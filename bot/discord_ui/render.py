@@ -43,8 +43,23 @@ def ordinal(place: int) -> str:
     return f"{place}{suffix}"
 
 
+NBSP = "\u00a0"  # joins a number to its word: Discord wraps lines at spaces, never inside "0 bags"
+SEP = f"{NBSP}· "  # between the parts of a line: a wrapped line ends with it rather than starting with it
+MINUS = "\u2212"
+
+
+def number(value: float, spec: str = "") -> str:
+    """A number as players read it, `spec` as for format() ("+d", ".1f"): negatives with a real minus
+    sign (−10), as typeset, never a hyphen. Display only: what players type is read with an ASCII '-'."""
+    return format(value, spec).replace("-", MINUS)
+
+
 def plural(count: int, word: str) -> str:
-    return f"{count} {word}{'' if count == 1 else 's'}"
+    return f"{number(count)}{NBSP}{word}{'' if count == 1 else 's'}"
+
+
+def points(score: int) -> str:
+    return f"{number(score)}{NBSP}pts"
 
 
 def seat_name(live: LiveGame, seat: int) -> str:
@@ -94,13 +109,13 @@ def trick_text(live: LiveGame, plays: Sequence[tuple[int, Card]], winner: int | 
     """Each card with who played it; the winner's card in bold."""
     shown = []
     for seat, card in plays:
-        text = f"{seat_name(live, seat)} {card_label(card)}"
-        shown.append(f"**{text}** ✔" if seat == winner else text)
-    return " · ".join(shown)
+        text = f"{seat_name(live, seat)}{NBSP}{card_label(card)}"
+        shown.append(f"**{text}**{NBSP}✔" if seat == winner else text)
+    return SEP.join(shown)
 
 
 def last_trick_text(live: LiveGame, trick: TrickLog) -> str:
-    return f"{trick_text(live, trick.plays, trick.winner)} — **{seat_name(live, trick.winner)}** takes it"
+    return f"{trick_text(live, trick.plays, trick.winner)} — **{seat_name(live, trick.winner)}**{NBSP}takes{NBSP}it"
 
 
 # ---------------------------------------------------------------------------------- lobby
@@ -151,9 +166,10 @@ def table_seats(live: LiveGame) -> str:
     for seat in range(game.seats):
         marker = "▶ " if game.turn == seat else ""
         dealer = " (dealer)" if game.dealer == seat and not game.is_over else ""
-        team = f" · team {game.side_of(seat) + 1}" if live.mode is Mode.PARTNERS else ""
-        lines.append(f"{marker}**{seat_name(live, seat)}**{dealer} — bid {bid_text(game, seat)} · "
-                     f"won {game.tricks_won[seat]} · {scores[seat]} pts · {plural(bags[seat], 'bag')}{team}")
+        team = f"{SEP}team{NBSP}{game.side_of(seat) + 1}" if live.mode is Mode.PARTNERS else ""
+        lines.append(f"{marker}**{seat_name(live, seat)}**{dealer} — bid{NBSP}{bid_text(game, seat)}{SEP}"
+                     f"won{NBSP}{game.tricks_won[seat]}{SEP}{points(scores[seat])}{SEP}{plural(bags[seat], 'bag')}"
+                     f"{team}")
     return "\n".join(lines)
 
 
@@ -239,7 +255,7 @@ def panel_details(live: LiveGame, view: SeatView) -> str:
         bids = [f"{seat_name(live, s)} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
-    lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {view.scores[view.seat]} pts · "
+    lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
                  f"{plural(view.bags[view.seat], 'bag')}")
     return "\n".join(lines)
 
@@ -295,17 +311,18 @@ def hand_summary(live: LiveGame, hand: HandLog) -> str:
                          for s in members)
         score = result.scores[first]
         to_go = rules.target - score
-        distance = f"{to_go} to go" if to_go > 0 else "past the target"
+        distance = f"{to_go}{NBSP}to{NBSP}go" if to_go > 0 else "past the target"
         bags = result.bags[first]
         before = previous.bags[first] if previous is not None else 0
         penalties = (before + result.new_bags[first] - bags) // rules.bag_limit
-        penalty = f" (−{penalties * rules.bag_penalty} for {penalties * rules.bag_limit} bags)" if penalties else ""
+        penalty = (f" ({number(-penalties * rules.bag_penalty)} for {plural(penalties * rules.bag_limit, 'bag')})"
+                   if penalties else "")
         near = bags >= rules.bag_limit - BAG_WARNING
         warn = warn or near
-        lines.append(f"{who} → **{result.hand_points[first]:+d}**{penalty} · {score} pts ({distance}) · "
-                     f"{plural(bags, 'bag')}{' ⚠️' if near else ''}")
+        lines.append(f"{who}{NBSP}→ **{number(result.hand_points[first], '+d')}**{penalty}{SEP}{points(score)} "
+                     f"({distance}){SEP}{plural(bags, 'bag')}{NBSP + '⚠️' if near else ''}")
     if warn:
-        lines.append(f"-# ⚠️ {rules.bag_limit} bags cost {rules.bag_penalty} points.")
+        lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
     if hand.tricks:
         lines.append(f"Last trick: {last_trick_text(live, hand.tricks[-1])}")
     return "\n".join(lines)
@@ -319,7 +336,7 @@ def game_over_text(live: LiveGame, outcome: FinishOutcome) -> str:
     names = " & ".join(seat_name(live, s) for s in game.winners)
     hands = plural(game.hands_played, "hand")
     how = {"target": f"Past the target of {live.rules.target} after {hands}.",
-           "mercy": f"The mercy rule ended the game after {hands}: a score fell to −{live.rules.mercy}.",
+           "mercy": f"The mercy rule ended the game after {hands}: a score fell to {number(-(live.rules.mercy or 0))}.",
            "forfeit": f"By forfeit, after {hands}."}.get(game.ended.value if game.ended else "", f"After {hands}.")
     lines = [f"## 🏆 {names} {'win' if len(game.winners) > 1 else 'wins'}!", how]
     changes = {c.seat: c for c in outcome.changes}
@@ -333,18 +350,18 @@ def game_over_text(live: LiveGame, outcome: FinishOutcome) -> str:
         who = " & ".join(seat_name(live, s) for s in game.side_seats(side))
         ratings = [rating_change_text(changes[s]) for s in game.side_seats(side) if s in changes]
         rated = f" · {'; '.join(ratings)}" if ratings else ""
-        lines.append(f"{ordinal(places[seat])} **{who}** — {game.scores[seat]} pts{rated}")
+        lines.append(f"{ordinal(places[seat])} **{who}** — {points(game.scores[seat])}{rated}")
     return "\n".join(lines)
 
 
 def rating_change_text(change: RatingChange) -> str:
     games = change.games
     if games < PROVISIONAL_GAMES:
-        return f"rating provisional ({games} of {PROVISIONAL_GAMES} games)"
+        return f"rating provisional ({games} of {plural(PROVISIONAL_GAMES, 'game')})"
     delta = change.rating_after - (change.rating_before or 0.0)
     was = f", was #{change.rank_before}" if change.rank_before is not None and change.rank_before != change.rank_after \
         else ""
-    return f"rating {change.rating_after:.1f} ({delta:+.1f}) · #{change.rank_after}{was}"
+    return f"rating {number(change.rating_after, '.1f')} ({number(delta, '+.1f')}) · #{change.rank_after}{was}"
 
 
 def chart_series(live: LiveGame) -> tuple[list[str], list[list[int]]]:
@@ -375,7 +392,7 @@ def scoreboard_text(live: LiveGame) -> str:
         cells = []
         for side in range(game.sides):
             seat = game.side_seats(side)[0]
-            cells.append(f"{hand.result.hand_points[seat]:+5d} ={hand.result.scores[seat]:5d}")
+            cells.append(f"{number(hand.result.hand_points[seat], '+5d')} ={number(hand.result.scores[seat], '5d')}")
         rows.append(f"{hand.number:>4}  " + "  ".join(f"{c:>{width}}" for c in cells))
     text = "\n".join(rows)
     if len(text) > 1700:  # a very long game: keep the latest hands
@@ -389,10 +406,10 @@ def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[Le
         return f"No finished {mode} games on {guild_name} yet (win rate needs a few games per player)."
     lines = [f"**{guild_name} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
     for e in entries:
-        rating = (f"rating {e.rating:.1f}" if e.games >= PROVISIONAL_GAMES
-                  else f"rating provisional ({e.games} of {PROVISIONAL_GAMES} games)")
-        lines.append(f"#{e.rank} **{e.name}** — {rating} · {e.wins} wins / {plural(e.games, 'game')} "
-                     f"({e.win_rate:.0%}) · {e.points} points")
+        rating = (f"rating {number(e.rating, '.1f')}" if e.games >= PROVISIONAL_GAMES
+                  else f"rating provisional ({e.games} of {plural(PROVISIONAL_GAMES, 'game')})")
+        lines.append(f"#{e.rank} **{e.name}** — {rating} · {plural(e.wins, 'win')} / {plural(e.games, 'game')} "
+                     f"({e.win_rate:.0%}) · {plural(e.points, 'point')}")
     return "\n".join(lines)
 
 
@@ -401,13 +418,13 @@ def stats_text(name: str, stats: PlayerStats) -> str:
         return f"{name} hasn't finished a game on this server yet."
     lines = [
         f"**{name}** — {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%})",
-        f"Average final score {stats.average_score:.0f}",
+        f"Average final score {number(stats.average_score, '.0f')}",
         f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried}",
         f"Bags per hand {stats.bags_per_hand:.2f} over {plural(stats.hands, 'hand')}",
     ]
     for rating in stats.ratings:
-        shown = (f"rating {rating.rating:.1f}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
-                 else f"rating provisional ({rating.games} of {PROVISIONAL_GAMES} games)")
+        shown = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
+                 else f"rating provisional ({rating.games} of {plural(PROVISIONAL_GAMES, 'game')})")
         lines.append(f"{rating.mode}: {shown} ({rating.wins}/{rating.games} won)")
     return "\n".join(lines)
 
@@ -432,7 +449,7 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
             Mode.SOLO: "4 players, each for themselves, 13 cards each",
             Mode.PARTNERS: "4 players in two teams (partners sit opposite), 13 cards each"}[mode]
     set_penalty = "−10 a trick bid" if rules.set_penalty == "minus" else "0"
-    nil = (f"Nil (no tricks): +{rules.nil_value} made, −{rules.nil_value} failed."
+    nil = (f"Nil (no tricks): +{rules.nil_value} made, {number(-rules.nil_value)} failed."
            if rules.nil else "Nil is off: the lowest bid is 1.")
     blind = (f" Blind nil (before seeing your cards, allowed {rules.blind_nil_deficit}+ points behind): "
              f"±{rules.blind_nil_value}." if rules.blind_nil and rules.nil else "")
@@ -444,7 +461,7 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
         f"{nil}{blind}",
         f"**Bags:** every {rules.bag_limit} bags cost {rules.bag_penalty} points.",
         f"**Winning:** first to **{rules.target}**; a tie for the lead plays another hand."
-        + (f" The game also ends when someone falls to −{rules.mercy}." if rules.mercy else ""),
+        + (f" The game also ends when someone falls to {number(-rules.mercy)}." if rules.mercy else ""),
     ]
     if mode is Mode.PARTNERS:
         lines.append("Partners: the team's bids add up to one contract; a nil bidder is scored alone.")

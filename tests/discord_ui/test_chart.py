@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import io
 import random
+import re
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image
+from PIL import Image, ImageDraw
 
 from bot.discord_ui.chart import (
     GOLD,
     HEIGHT,
     MERCY,
+    SHOWN_WIDTH,
     SIDE_COLOURS,
     WIDTH,
     chart_font,
@@ -111,6 +114,22 @@ def test_long_and_exotic_names_are_shortened_and_never_drawn_as_boxes():
     assert printable_text("🔥Blaze🔥") == "Blaze"
     assert printable_text("Zoë\nÅsa\u200d") == "Zoë Åsa"
     assert printable_text("\u01fb") == "a"  # an accented letter the font lacks keeps its letter
+
+
+def test_text_reads_at_the_size_discord_shows_the_chart_and_negatives_have_a_real_minus(monkeypatch):
+    drawn: list[tuple[str, int]] = []
+    draw_text = ImageDraw.ImageDraw.text
+
+    def spy(self: ImageDraw.ImageDraw, xy: Any, text: str, *args: Any, **kwargs: Any) -> None:
+        drawn.append((text, kwargs["font"].size))
+        draw_text(self, xy, text, *args, **kwargs)
+
+    monkeypatch.setattr(ImageDraw.ImageDraw, "text", spy)
+    score_chart_png(["Alice", "Bob"], [[-40, 60], [-130, 120]], 200, title="Solo", winners=[1], mercy=150)
+    texts = {text for text, _ in drawn}
+    assert {"−100", "−130", "mercy −150", "target 200", "Solo"} <= texts
+    assert not [text for text in texts if re.search(r"-\d", text)]
+    assert min(size for _, size in drawn) * SHOWN_WIDTH / WIDTH >= 11  # px, as a channel shows it
 
 
 @pytest.mark.parametrize(("names", "scores", "winners", "message"), [

@@ -24,8 +24,8 @@ from bot.discord_ui.views import (
     table_view,
 )
 from bot.engine import Game, Mode, Phase, Rules, card_label, mask_of, parse_card, seat_view
-from bot.service import FinishOutcome, LiveGame, RatingChange
-from bot.store import Seat
+from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
+from bot.store import ModeRating, Seat
 
 LABEL = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Big🃏|Little🃏")
 MAX_V2_COMPONENTS, MAX_V2_TEXT, MAX_CONTENT = 40, 4000, 2000
@@ -222,7 +222,7 @@ def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> Non
 def test_new_players_ratings_are_provisional_not_a_bare_number() -> None:
     first = RatingChange(0, "1", "alice", None, -2.8, None, 3, games=1)
     settled = RatingChange(0, "1", "alice", 11.2, 12.5, 4, 2, games=9)
-    assert render.rating_change_text(first) == "rating provisional (1 of 5 games)"
+    assert render.rating_change_text(first) == "rating provisional (1 of 5\u00a0games)"
     assert render.rating_change_text(settled) == "rating 12.5 (+1.3) · #2, was #4"
 
 
@@ -245,7 +245,45 @@ def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
     lines = {name: next(line for line in text.splitlines() if line.startswith(f"**{name}**"))
              for name in ("alice", "bob", "carol")}
     for seat, name in enumerate(("alice", "bob", "carol")):
-        said = f"(−{50 * penalties[seat]} for {2 * penalties[seat]} bags)"
+        said = f"(−{50 * penalties[seat]} for {2 * penalties[seat]}\u00a0bags)"
         assert (said in lines[name]) == (seat in penalised) and ("bags)" in lines[name]) == (seat in penalised)
     assert f"### Hand {hand.number} scored" in text and "Last trick:" in text
-    assert "-# ⚠️ 2 bags cost 50 points." in text  # the limit is always near with 2
+    assert "-# ⚠️ 2\u00a0bags cost 50\u00a0points." in text  # the limit is always near with 2
+
+
+HYPHEN_NUMBER = re.compile(r"-\d")  # a negative number written with the hyphen-minus
+LOOSE_NUMBER = re.compile(r"\d (?:pts|bags?|points?|hands?|games?|wins?|to go)\b")  # a number apart from its unit
+
+
+def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words() -> None:
+    assert (render.number(-10), render.number(7, "+d"), render.number(-1.26, "+.1f")) == ("−10", "+7", "−1.3")
+    assert render.number(-5, "+5d") == "   −5"  # the same width as "-5" had: the scoreboard's columns hold
+    live = _live(Mode.CUTTHROAT, Rules(target=150, mercy=100), seed=4)
+    game = live.game
+    assert game is not None
+    rng = random.Random(2)
+    shown: list[str] = []
+    while not game.is_over:
+        if game.phase is Phase.DEALING:
+            game.deal()
+        _random_move(game, rng)
+        shown += [render.table_seats(live), *(render.panel_details(live, seat_view(game, s)) for s in range(3))]
+        if game.hand_logs[-1].result is not None:
+            shown.append(render.hand_summary(live, game.hand_logs[-1]))
+    assert min(game.scores) < 0  # random bids go set: negative scores to show
+    outcome = FinishOutcome(live.game_id, (RatingChange(0, "1", "alice", 1.5, -2.8, 3, 4, games=9),
+                                           RatingChange(1, "2", "bob", None, 3.0, None, 1, games=1)), False)
+    shown.append(render.game_over_text(live, outcome))
+    shown.append(render.leaderboard_text("Table", "cutthroat", "rating", [
+        LeaderboardEntry(1, 1, "alice", 9, 1, 0.11, -40, -4.4, -1.5, 20.0, 7.0)]))
+    shown.append(render.stats_text("alice", PlayerStats(1, 1, None, 9, 1, 0.11, -4.4, 5, 9, 0, 1, 40, 30, 0.75,
+                                                        (ModeRating("cutthroat", -1.5, 20.0, 7.0, 1, 9, 1),))))
+    for text in shown:
+        assert not HYPHEN_NUMBER.search(text) and not LOOSE_NUMBER.search(text), text
+    scoreboard = render.scoreboard_text(live)
+    rules = render.rules_text(Mode.CUTTHROAT, live.rules, "Rules")
+    for text in (scoreboard, rules):
+        assert not HYPHEN_NUMBER.search(text), text
+    for text in (scoreboard, rules, *shown[-3:]):
+        assert "−" in text, text
+    assert any(f"{render.number(score)}\u00a0pts" in shown[-3] for score in game.scores if score < 0)

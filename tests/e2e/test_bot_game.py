@@ -33,8 +33,8 @@ async def test_three_players_play_a_whole_game(spades: Spades) -> None:
     winners = [names[seat] for seat in record["final"]["winners"]]
     assert over.content.splitlines()[0] == f"## 🏆 {' & '.join(winners)} wins!"
     for name, score in zip(names, record["final"]["scores"], strict=True):
-        assert f"**{name}** — {score} pts" in over.content
-    assert "rating provisional (1 of 5 games)" in over.content
+        assert f"**{name}** — {str(score).replace('-', '−')}\u00a0pts" in over.content  # a real minus sign
+    assert "rating provisional (1 of 5\u00a0games)" in over.content
     [chart] = over.attachments
     assert chart.filename == "scores.png" and chart.data.startswith(b"\x89PNG")
     assert f"spades:rematch:{table.game_id}" in over.custom_ids()
@@ -48,6 +48,6 @@ async def test_three_players_play_a_whole_game(spades: Spades) -> None:
     assert not board.ephemeral
     assert any(board.content.splitlines()[1].startswith(f"#1 **{winner}**") for winner in winners), board.content
     stats = await spades.command(carol, channel, "stats", user=alice)
-    assert stats.content.startswith(f"**Alice** — 1 game, {int('Alice' in winners)} win")
+    assert stats.content.startswith(f"**Alice** — 1\u00a0game, {int('Alice' in winners)}\u00a0win")
     score = await spades.command(carol, channel, "score")  # still there for the channel's last game
     assert "final scores" in score.content and "Hand" in score.content

@@ -23,9 +23,9 @@ def trick_line(record_names: list[str], trick: dict[str, object]) -> str:
     shown = []
     for seat, code in plays:
         label = code[:-1] + {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}[code[-1]]
-        text = f"{record_names[seat]} {label}"
-        shown.append(f"**{text}** ✔" if seat == winner else text)
-    return " · ".join(shown)
+        text = f"{record_names[seat]}\u00a0{label}"  # no-break spaces: a card stays with its player
+        shown.append(f"**{text}**\u00a0✔" if seat == winner else text)
+    return "\u00a0· ".join(shown)
 
 
 def every_table_text(table: Table) -> str:

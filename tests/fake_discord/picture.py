@@ -46,7 +46,7 @@ AVATAR_COLOURS: tuple[Colour, ...] = (BLURPLE, (117, 126, 138), (59, 165, 92), (
 BODY = 15  # px; DejaVu Sans is wider than Discord's own font, so a little smaller than Discord's 16
 GUTTER = 72  # the avatar column
 PAD = 16
-IMAGE_MAX = (400, 300)  # an image attachment's largest size
+IMAGE_MAX = (550, 350)  # an image attachment's largest size in a channel, as Discord shows it
 CONTAINER_MAX = 560
 SUPERSAMPLE = 4  # for smooth rounded shapes: Pillow's own have no antialiasing
 
@@ -181,12 +181,38 @@ def _heart(d: ImageDraw.ImageDraw, s: int) -> None:
     d.polygon([(s * 0.1, s * 0.42), (s * 0.9, s * 0.42), (s * 0.5, s * 0.9)], fill=RED_SUIT)
 
 
+BLUE_KEY: Colour = (59, 136, 195)  # the blue of the symbol emoji drawn on a key: ▶️ 🔁
+
+
+def _play(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.06, s * 0.06, s * 0.94, s * 0.94), s * 0.16, fill=BLUE_KEY)
+    d.polygon([(s * 0.36, s * 0.26), (s * 0.36, s * 0.74), (s * 0.74, s * 0.5)], fill=WHITE)
+
+
+def _repeat(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.rounded_rectangle((s * 0.06, s * 0.06, s * 0.94, s * 0.94), s * 0.16, fill=BLUE_KEY)
+    width = round(s * 0.09)
+    d.line([(s * 0.27, s * 0.56), (s * 0.27, s * 0.37), (s * 0.64, s * 0.37)], fill=WHITE, width=width,
+           joint="curve")
+    d.polygon([(s * 0.62, s * 0.25), (s * 0.79, s * 0.37), (s * 0.62, s * 0.49)], fill=WHITE)
+    d.line([(s * 0.73, s * 0.44), (s * 0.73, s * 0.63), (s * 0.36, s * 0.63)], fill=WHITE, width=width,
+           joint="curve")
+    d.polygon([(s * 0.38, s * 0.51), (s * 0.21, s * 0.63), (s * 0.38, s * 0.75)], fill=WHITE)
+
+
+def _warning(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.polygon([(s * 0.5, s * 0.08), (s * 0.96, s * 0.9), (s * 0.04, s * 0.9)], fill=(255, 204, 77))
+    d.rounded_rectangle((s * 0.45, s * 0.34, s * 0.55, s * 0.66), s * 0.04, fill=(35, 31, 32))
+    d.ellipse((s * 0.445, s * 0.71, s * 0.555, s * 0.82), fill=(35, 31, 32))
+
+
 def _tile(d: ImageDraw.ImageDraw, s: int) -> None:
     d.rounded_rectangle((s * 0.1, s * 0.1, s * 0.9, s * 0.9), s * 0.2, fill=(110, 114, 124))
 
 
 EMOJI: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
     "🏆": _trophy, "🃏": _joker, "✅": _check, "✔": _check, "❌": _cross, "✖": _cross, "❤": _heart,
+    "▶": _play, "🔁": _repeat, "⚠": _warning,
     "⭐": lambda d, s: _star(d, s / 2, s * 0.54, s * 0.46, GOLD),
     "🌟": lambda d, s: _star(d, s / 2, s * 0.54, s * 0.46, GOLD),
 }
@@ -285,11 +311,12 @@ def _emoji_size(style: _Style) -> int:
 
 
 def _words(runs: Sequence[tuple[str, _Style]]) -> list[list[_Piece] | None]:
-    """Pieces grouped into unbreakable words; None stands for a space between words."""
+    """Pieces grouped into unbreakable words; None stands for a space between words. A no-break space
+    (U+00A0) joins its neighbours into one word, as in Discord: "0 bags" never splits."""
     words: list[list[_Piece] | None] = []
     word: list[_Piece] = []
     for text, style in runs:
-        tokens = [text] if style.pill else re.findall(r"\s+|\S+", text)
+        tokens = [text] if style.pill else re.findall(r"[^\S\xa0]+|[\S\xa0]+", text)
         for token in tokens:
             if token.isspace():
                 if word:
@@ -839,10 +866,11 @@ def _body(message: ShownMessage, width: int, names: Mapping[str, str]) -> Laid:
     blocks = []
     if message.content:
         blocks.append(_markdown(message.content, width, ctx, edited))
-    blocks += [_component(c, width, ctx) for c in message.components]
+    components = [_component(c, width, ctx) for c in message.components]  # first: the files they show
+    blocks += [_attachment(name, data, width) for name, data in message.attachments if name not in ctx.used]
+    blocks += components  # buttons come last, under the files, as in Discord
     if message.edited and not message.content:
         blocks.append(_inline(edited, width))
-    blocks += [_attachment(name, data, width) for name, data in message.attachments if name not in ctx.used]
     if message.ephemeral:
         blocks.append(_ephemeral_footer(width))
     return _stack(blocks, gap=8)

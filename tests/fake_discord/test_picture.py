@@ -3,19 +3,32 @@ the hand summary, the game over with its chart) come out as a Discord-like PNG."
 
 from __future__ import annotations
 
+import ast
 import io
 from collections.abc import Callable
+from pathlib import Path
 
 from PIL import Image
 
+import bot
 from bot.ai import ComputerPlayer, apply_move, make_player
-from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.chart import HEIGHT, SHOWN_WIDTH, WIDTH, chart_font, has_glyph, score_chart_png
 from bot.discord_ui.render import chart_series, game_over_text, lobby_text
 from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_view, table_view
 from bot.engine import Game, Mode, Phase, Rules, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange
 from bot.store import Seat
-from tests.fake_discord.picture import BUTTON_COLOURS, LINK, ShownMessage, render_messages_png
+from tests.fake_discord.picture import (
+    BODY,
+    BUTTON_COLOURS,
+    EMOJI,
+    GUTTER,
+    JOINERS,
+    LINK,
+    PAD,
+    ShownMessage,
+    render_messages_png,
+)
 
 PLAYERS = {"1": "Alice", "2": "Bob", "3": "Carol"}
 
@@ -86,7 +99,8 @@ def test_a_game_renders_as_a_channel_with_buttons_the_hand_panel_and_the_chart()
     assert colour_count(image, LINK) > 20  # "Dismiss message" under the ephemeral panel
     chart_only = render_messages_png([messages[-1]], names=PLAYERS)
     without_chart = render_messages_png([ShownMessage(messages[-1].author, messages[-1].content, bot=True)])
-    assert opened(chart_only, 720).height - opened(without_chart, 720).height > 150  # the chart is shown
+    shown = opened(chart_only, 720).height - opened(without_chart, 720).height
+    assert shown >= SHOWN_WIDTH * HEIGHT // WIDTH  # the chart, as large as a channel shows it
 
 
 def test_the_same_messages_give_the_same_bytes():
@@ -129,3 +143,39 @@ def test_every_kind_of_component_and_attachment_is_drawn():
                                                                             ("record.json", b"{}"),
                                                                             ("notes.txt", b"x")])]), 720)
     assert with_loose_file.height > alone.height  # files the panel doesn't show come after it as chips
+
+
+def _strings_in(path: Path) -> str:
+    """Every string literal of a module but its docstrings: the text the bot can send."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    documented = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
+                  if isinstance(node, documented) and node.body and isinstance(node.body[0], ast.Expr)}
+    return "".join(node.value for node in ast.walk(tree)
+                   if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings)
+
+
+def test_every_symbol_the_bot_sends_is_drawn_never_as_a_missing_glyph_box():
+    not_posted = {"play_cli.py", "chart.py"}  # a terminal game; text drawn into the chart's own image
+    sent = {c for path in Path(bot.__file__).parent.rglob("*.py") if path.name not in not_posted
+            for c in _strings_in(path) if ord(c) > 127}
+    assert {"🔁", "🏆", "🃏", "⚠", "▶", "♠", "−"} <= sent  # the bot's emoji, its suits and its minus are found
+    assert not {c for c in sent if not has_glyph(c) and c not in EMOJI and c not in JOINERS}
+    lacking = sorted(c for c in sent if not has_glyph(c) and c not in JOINERS)
+    for emoji in lacking:  # each painted as itself: no two alike, none the blank tile of an unknown emoji
+        drawn = [render_messages_png([ShownMessage("Alice", f"a {c} b")]) for c in (emoji, "\U0001f9ff")]
+        assert drawn[0] != drawn[1], emoji
+    assert len({render_messages_png([ShownMessage("Alice", f"a {c} b")]) for c in lacking}) == len(lacking)
+
+
+def test_a_number_and_its_word_joined_by_a_no_break_space_wrap_together():
+    font = chart_font(BODY)
+    words = "Alice won the hand and has"
+    width = round(font.getlength(f"{words} 12")) + 4  # "12" fits on the first line, "12 bags" does not
+    picture = GUTTER + PAD + width
+
+    def png(text: str) -> bytes:
+        return render_messages_png([ShownMessage("Alice", text)], width=picture)
+
+    assert png(f"{words} 12\u00a0bags") == png(f"{words}\n12\u00a0bags")
+    assert png(f"{words} 12 bags") != png(f"{words}\n12 bags")  # an ordinary space breaks after "12"

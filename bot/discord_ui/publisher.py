@@ -524,10 +524,12 @@ class Publisher:
         fresh = self._fresh_via(live)
         new_hand = game.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
+        # A table whose webhook is about to expire moves to a fresh one. One edited through the
+        # channel (none was fresh when it was posted, or the bot restarted) stays where people look
+        # until its hand ends or it is buried.
         expiring = old_via is not None and not old_via.alive(now + self.refresh_interval)
-        move_off_channel = old_via is None and fresh is not None  # a table posted through the channel
         if (old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE
-                and not ((expiring or move_off_channel) and fresh is not None)):
+                and not (expiring and fresh is not None)):
             if await self._edit_table(live, old, old_via):
                 return
             log.info("game %s: the table message was deleted; posting it again", live.game_id)

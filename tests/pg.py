@@ -198,20 +198,47 @@ class PgServer:
         shutil.rmtree(self.folder, ignore_errors=True)  # a database per test adds up to a gigabyte or so
 
     def kill(self) -> None:
-        """SIGKILL the postmaster, as a crash would (its backends exit when they notice)."""
+        """SIGKILL the postmaster and its backends, as a crash of the server would; returns once
+        they are gone (a backend left behind would keep a new server from starting)."""
         pid_file = self.data_dir / "postmaster.pid"
         try:
-            pid = int(pid_file.read_text().split()[0])
+            postmaster = int(pid_file.read_text().split()[0])
         except (OSError, ValueError, IndexError):
             return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
-        for _ in range(100):  # wait for it to go, so its port and folder are free
-            try:
-                os.kill(pid, 0)
-            except (ProcessLookupError, PermissionError):
+        doomed = [postmaster, *_children(postmaster)]
+        for pid in doomed:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        for _ in range(200):
+            if not any(_alive(pid) for pid in doomed):
                 break
             time.sleep(0.05)
+        # A killed postmaster may stay a zombie where nothing reaps orphans (PID 1 of a container),
+        # and the server takes its pid file for a live postmaster: remove it, as an operator would.
+        with contextlib.suppress(FileNotFoundError):
+            pid_file.unlink()
+
+
+def _children(parent: int) -> list[int]:
+    """The processes whose parent is `parent` (Linux /proc)."""
+    found = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, ValueError, IndexError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == parent:
+                found.append(int(stat.parent.name))
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    with contextlib.suppress(OSError):  # a zombie waiting for its parent counts as gone
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return False
 
 
 def start_postgres(tmp_dir: Path, *, durable: bool = False) -> PgServer:

@@ -22,6 +22,9 @@ BASE = {"DISCORD_TOKEN": "t"}
     ({"SHARD_COUNT": "2", "SHARD_IDS": "1,1"}, "SHARD_IDS lists a shard twice"),
     ({"SHARD_COUNT": "2", "SHARD_IDS": "1"}, "needs PostgreSQL"),
     ({"GAME_SEED": "x" * 500}, "GAME_SEED must be a whole number"),
+    ({"DISCORD_GLOBAL_RATE": "0"}, "DISCORD_GLOBAL_RATE must be requests per second from 1 to 10000"),
+    ({"DISCORD_GLOBAL_RATE": "fast"}, "DISCORD_GLOBAL_RATE must be requests per second"),
+    ({"DISCORD_GLOBAL_RATE": "inf"}, "DISCORD_GLOBAL_RATE must be requests per second"),
 ])
 def test_a_mistake_is_one_line_that_names_the_setting(env: dict[str, str], said: str) -> None:
     with pytest.raises(ConfigError, match=said) as refused:
@@ -37,3 +40,13 @@ def test_a_process_serves_the_guilds_of_its_shards() -> None:
     assert shards.owns(1 << 22) and not shards.owns(2 << 22)
     assert shard_set(Config.from_env(BASE)) is None  # unsharded: every guild
     assert Config.from_env({**BASE, "SHARD_COUNT": "3"}).shard_ids == (0, 1, 2)
+
+
+def test_shard_processes_split_the_tokens_global_budget_unless_told_otherwise() -> None:
+    postgres = {**BASE, "DATABASE_URL": "postgresql://spades@127.0.0.1/spades"}
+    assert Config.from_env(BASE).global_rate == 50
+    assert Config.from_env({**postgres, "SHARD_COUNT": "2", "SHARD_IDS": "1"}).global_rate == 25
+    assert Config.from_env({**postgres, "SHARD_COUNT": "4", "SHARD_IDS": "0,1,2"}).global_rate == 37.5
+    # Behind a REST proxy that pools the token's budget, each process is given its rate.
+    assert Config.from_env({**postgres, "SHARD_COUNT": "2", "SHARD_IDS": "1", "DISCORD_GLOBAL_RATE": "50"}
+                           ).global_rate == 50

@@ -1,16 +1,19 @@
 """Turns the service's changes into Discord messages, one worker per game so their order is kept.
 
-What a player sees is refreshed together, at most once per `refresh_interval` per game: the table
-message and every player's private panel (edited through the token of the player's last click, good
-for 15 minutes). Panels carry play; the direct message carries the deal: one post per hand, never
-edited (an edit per card cost a REST call against the token's global limit for every move). The
-table is posted anew, the old one deleted,
-when other messages have buried it. Owed posts (summaries, new hands, game over) carry a nonce so a
-post repeated after a crash is not shown twice, and are confirmed to the service once out.
+What a player sees is refreshed together, at most once per `refresh_interval` per game: every
+player's private panel (edited through the webhook of the player's last click, good for 15
+minutes), then the table message. Discord counts most calls against the token's global limit, but
+not those through an interaction's webhook: the table and turn mentions are posted and edited
+through the channel's newest interaction, and what must go through the channel (owed posts, a
+table nobody has clicked near lately) waits for a slot of the one REST budget. Panels carry play;
+the direct message carries the deal: one post per hand, never edited. The table is posted anew,
+the old one deleted, when other messages have buried it. Owed posts (summaries, new hands, game
+over) carry a nonce so a post repeated after a crash is not shown twice, and are confirmed to the
+service once out.
 
-A failed call never reaches the game. A passing fault (a 5xx, a network error, a permission lost for
-a moment) is retried with backoff; only a deleted channel, or access lost for longer than
-`channel_lost_timeout`, gives the game up, with a notice by direct message.
+A failed call never reaches the game. A passing fault (a 429, a 5xx, a network error, a permission
+lost for a moment) is retried with backoff, latest state first; only a deleted channel, or access
+lost for longer than `channel_lost_timeout`, gives the game up, with a notice by direct message.
 """
 
 from __future__ import annotations

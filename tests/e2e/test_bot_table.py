@@ -143,10 +143,11 @@ def is_deleted(message: FakeMessage) -> bool:
 
 
 def mentions_allowed(spades: Spades, message: FakeMessage) -> object:
-    """The `allowed_mentions` the bot sent the message (and any with the same text) with."""
+    """The `allowed_mentions` the bot sent the message (and any with the same text) with: through
+    the channel, or through an interaction's webhook."""
     sent = [r.body.get("allowed_mentions") for r in spades.fake.requests if r.method == "POST" and r.status == 200
-            and r.path == f"/channels/{message.channel.id}/messages" and isinstance(r.body, dict)
-            and r.body.get("content") == message.history[0]["content"]]
+            and (r.path == f"/channels/{message.channel.id}/messages" or r.path.startswith("/webhooks/"))
+            and isinstance(r.body, dict) and r.body.get("content") == message.history[0]["content"]]
     assert sent and all(allowed == sent[0] for allowed in sent), sent
     return sent[0]
 

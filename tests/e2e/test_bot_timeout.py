@@ -40,7 +40,7 @@ async def test_silent_player_is_mentioned_reminded_then_a_computer_moves_for_the
     bids = record["hands"][0]["bids"]
     assert [b["seat"] for b in bids] == [table.seat_of(silent), move.seat]
     assert (bids[1]["bid"], bids[1]["blind"]) == move.key()[2:]
-    shown = re.compile(rf"\*\*{name}\*\*(?: \(dealer\))? — bid (?P<bid>[^·]+) ·")
+    shown = re.compile(rf"\*\*{name}\*\*(?: \(dealer\))? — bid\s(?P<bid>[^·]+)\s·")
 
     def computer_bid_shown(message: FakeMessage) -> bool:
         found = shown.search(message.text)

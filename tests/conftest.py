@@ -1,4 +1,14 @@
-"""Fixtures for the whole suite: the fake Discord server and the bot run as it ships."""
+"""Fixtures for the whole suite: the fake Discord server and the bot run as it ships.
+
+Each run keeps its temporary files in a folder of its own, removed when the run ends: pytest's
+shared /tmp/pytest-of-<user> keeps only the newest three runs, so a suite running beside this one
+deleted the folders this one was using (a PostgreSQL test server's data among them).
+"""
+
+import shutil
+import tempfile
+
+import pytest
 
 pytest_plugins = ["tests.fake_discord.pytest_plugin"]
 
@@ -12,3 +22,15 @@ from tests.pg import (  # noqa: E402, F401
     pg_template,
     pg_url,
 )
+
+_OWN_BASETEMP = pytest.StashKey[str]()
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.option.basetemp is None:
+        config.option.basetemp = config.stash[_OWN_BASETEMP] = tempfile.mkdtemp(prefix="spades-tests-")
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    if _OWN_BASETEMP in config.stash:
+        shutil.rmtree(config.stash[_OWN_BASETEMP], ignore_errors=True)

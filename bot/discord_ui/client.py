@@ -71,7 +71,7 @@ class SpadesBot(discord.Client):
                  len(recovery.games), len(recovery.damaged))
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        self.publisher.note_interaction(interaction)
+        self.publisher.webhooks.note(interaction)
 
     async def on_message(self, message: discord.Message) -> None:
         self.publisher.note_message(message.channel.id, message.id)

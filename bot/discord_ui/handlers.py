@@ -15,7 +15,8 @@ import discord
 
 from bot.discord_ui import render
 from bot.discord_ui.errors import report_error
-from bot.discord_ui.publisher import Panel, Publisher
+from bot.discord_ui.panels import Panel
+from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.views import closed_panel_view, lobby_view, panel_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal

@@ -28,22 +28,15 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import aiohttp
 import discord
 
 from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.views import (
-    closed_panel_view,
-    hand_button_view,
-    lobby_view,
-    panel_view,
-    rematch_view,
-    summary_view,
-    table_view,
-)
+from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet, passing
+from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
+from bot.discord_ui.webhooks import FreshWebhooks, Via
 from bot.engine import Phase, seat_view
 from bot.service import (
     ActedForPlayer,
@@ -56,7 +49,6 @@ from bot.service import (
     HandScored,
     LiveGame,
     LobbyChanged,
-    Refusal,
     SeatTakenOver,
     TableChanged,
     TurnReminder,
@@ -69,19 +61,12 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
-FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new table (edited for 15 min)
-WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
-FRESH_CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
-PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
-PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
-                "Press **My hand** on the table for a fresh one.")
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
 DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
-TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
 
 
 class Repost:
@@ -93,29 +78,10 @@ class Wake:
 
 
 @dataclass
-class Panel:
-    """A player's private panel, edited through the interaction that last showed it."""
-
-    interaction: discord.Interaction[Any]
-    opened: float  # monotonic time its token was issued
-    shown_token: int  # the game's event count it shows
-
-
-@dataclass
-class Via:
-    """An interaction whose webhook made a message and edits it outside the global rate limit."""
-
-    interaction: discord.Interaction[Any]
-    issued: float  # monotonic time of the interaction
-
-    def alive(self, now: float) -> bool:
-        return now - self.issued < WEBHOOK_LIFE
-
-
-@dataclass
 class Desk:
     """One game's publishing state."""
 
+    panels: PanelSet
     queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     last_refresh: float = 0.0
@@ -124,20 +90,12 @@ class Desk:
     below_table: int = 0  # messages posted under the table since it was posted
     table_hand: int = 0  # the hand the table was posted for
     ping: tuple[int, int, Via | None] | None = None  # (message id, game token, webhook) of the turn mention
-    panels: dict[int, Panel] = field(default_factory=dict)
     dms_owed: dict[int, int] = field(default_factory=dict)  # user id -> hand whose DM waits for a blind-nil choice
     dm_failed: set[int] = field(default_factory=set)
     access_lost_since: float | None = None
     channel_gone: bool = False
     busy: bool = False
     live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
-    retry_at: float | None = None  # a panel update failed for a moment: refresh again then
-    retry_delay: float = 0.0
-
-
-def _passing(error: BaseException) -> bool:
-    """A failure that goes away by itself: a rate limit, a 5xx, the network."""
-    return isinstance(error, TRANSIENT) or (isinstance(error, discord.HTTPException) and error.status == 429)
 
 
 class Publisher:
@@ -152,7 +110,7 @@ class Publisher:
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
-        self._fresh: OrderedDict[int, Via] = OrderedDict()  # channel id -> its newest interaction
+        self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
 
     @property
     def games(self) -> GameService:
@@ -163,7 +121,7 @@ class Publisher:
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
         desk = self._desks.get(live.game_id)
         if desk is None:
-            desk = self._desks[live.game_id] = Desk()
+            desk = self._desks[live.game_id] = Desk(panels=PanelSet(self.panel_life, self.refresh_interval))
             desk.task = asyncio.create_task(self._work(live.game_id, desk))
         if desk.table_id is None:
             desk.table_id = live.table_message_id
@@ -182,33 +140,9 @@ class Publisher:
         if desk is None:
             self.publish(live, [])
             desk = self._desks[live.game_id]
-        old = desk.panels.get(user_id)
-        desk.panels[user_id] = Panel(interaction, time.monotonic(), token)
+        replaced = desk.panels.show(user_id, interaction, token)
         desk.queue.put_nowait((live, Wake()))
-        same_message = (old is not None and interaction.message is not None
-                        and old.interaction.message is not None
-                        and interaction.message.id == old.interaction.message.id)
-        return None if old is None or same_message else old
-
-    def note_interaction(self, interaction: discord.Interaction[Any]) -> None:
-        """Every click and command in a server channel lends the bot a webhook for 15 minutes whose
-        messages are posted and edited outside the token's global rate limit: tables and turn
-        mentions go through the newest one."""
-        if interaction.guild_id is None or interaction.channel_id is None or interaction.type not in (
-                discord.InteractionType.application_command, discord.InteractionType.component):
-            return
-        self._fresh[interaction.channel_id] = Via(interaction, time.monotonic())
-        self._fresh.move_to_end(interaction.channel_id)
-        if len(self._fresh) > FRESH_CHANNELS_KEPT:
-            self._fresh.popitem(last=False)
-
-    def _fresh_via(self, live: LiveGame) -> Via | None:
-        """An interaction of the channel recent enough to carry a new message, and answered (a
-        follow-up before the answer is refused)."""
-        via = self._fresh.get(live.channel_id)
-        if via is None or time.monotonic() - via.issued >= FOLLOW_UP_FRESH or not via.interaction.response.is_done():
-            return None
-        return via
+        return replaced
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
         """A message appeared (or went) in a channel: count what lies below the game's table."""
@@ -244,11 +178,10 @@ class Publisher:
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
             try:
-                live, item = await asyncio.wait_for(desk.queue.get(), self._until_next_timer(desk))
+                live, item = await asyncio.wait_for(desk.queue.get(), desk.panels.next_timer())
             except TimeoutError:
-                await self._put_panels_to_sleep(desk)
-                if desk.retry_at is not None and desk.retry_at <= time.monotonic() and desk.live is not None:
-                    desk.retry_at = None
+                await desk.panels.put_to_sleep()
+                if desk.panels.retry_due() and desk.live is not None:
                     await self._refresh_panels(desk, desk.live)
                 continue
             desk.busy, desk.live = True, live
@@ -302,7 +235,7 @@ class Publisher:
                     return False
                 log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
             except discord.HTTPException as error:
-                if not _passing(error):
+                if not passing(error):
                     log.exception("game %s: couldn't update Discord", live.game_id)
                     return False
                 log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
@@ -445,7 +378,7 @@ class Publisher:
         user_id = live.seats[change.seat].user_id
         text, view = render.ping_text(live, change.seat), hand_button_view(live.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
-        via = self._fresh_via(live)
+        via = self.webhooks.fresh(live.channel_id)
         if via is not None:
             sent = await via.interaction.followup.send(text, view=view, allowed_mentions=mentions, wait=True)
             desk.ping = (sent.id, change.token, via)
@@ -524,7 +457,7 @@ class Publisher:
         if old is None and game.phase in (Phase.DEALING, Phase.OVER):
             return  # the hand's summary says it all until the next deal (or the game-over post)
         now = time.monotonic()
-        fresh = self._fresh_via(live)
+        fresh = self.webhooks.fresh(live.channel_id)
         new_hand = game.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
         # A table whose webhook is about to expire moves to a fresh one. One edited through the
@@ -561,54 +494,7 @@ class Publisher:
         return True
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
-        """Bring every panel to the game's state. A panel Discord refused for a moment (a 429, a
-        5xx) keeps its place and is tried again shortly, latest state first: it never goes on looking
-        live while stale. One whose message or token is gone is let go."""
-        now = time.monotonic()
-        failed = False
-        for user_id, panel in list(desk.panels.items()):
-            if panel.shown_token == live.token and live.active:
-                continue
-            if now - panel.opened >= self.panel_life:
-                continue  # about to sleep: left to _put_panels_to_sleep
-            token = live.token  # what the panel shows: the game may move on while it is sent
-            try:
-                shown = panel_view(live, self.games.view_for(live, user_id))
-                await panel.interaction.edit_original_response(view=shown)
-                panel.shown_token = token
-            except (Refusal, discord.HTTPException, *TRANSIENT) as error:
-                if _passing(error):
-                    failed = True
-                    log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
-                else:
-                    del desk.panels[user_id]
-        if failed:
-            desk.retry_delay = min(max(desk.retry_delay * 2, self.refresh_interval), RETRY_MAX)
-            desk.retry_at = time.monotonic() + desk.retry_delay
-        else:
-            desk.retry_at, desk.retry_delay = None, 0.0
-
-    def _until_next_timer(self, desk: Desk) -> float | None:
-        """Seconds until a panel must go to sleep or a failed update is due again (None: neither)."""
-        timers = [t for t in (self._until_a_panel_sleeps(desk), desk.retry_at and desk.retry_at - time.monotonic())
-                  if t is not None]
-        return max(0.0, min(timers)) if timers else None
-
-    def _until_a_panel_sleeps(self, desk: Desk) -> float | None:
-        """Seconds until the oldest panel's token runs out (None: no panel to watch)."""
-        if not desk.panels:
-            return None
-        return max(0.0, min(p.opened for p in desk.panels.values()) + self.panel_life - time.monotonic())
-
-    async def _put_panels_to_sleep(self, desk: Desk) -> None:
-        """A panel whose token is about to run out can't be kept current any more: it says so, with
-        nothing left to press, rather than go on looking live. My hand brings a fresh one."""
-        now = time.monotonic()
-        for user_id, panel in list(desk.panels.items()):
-            if now - panel.opened >= self.panel_life:
-                del desk.panels[user_id]
-                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
-                    await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))
+        await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))
 
     async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so

@@ -1,0 +1,113 @@
+"""A game's open private panels, each kept current through the webhook of its player's last click.
+
+An interaction's token lets the bot edit the panel for 15 minutes, outside the global rate limit:
+before it runs out the panel says it has gone to sleep, with nothing left to press, rather than go
+on looking live. An edit Discord refuses for a moment (a 429, a 5xx) keeps the panel and is tried
+again with backoff, latest state first; a panel whose message or token is gone is let go.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiohttp
+import discord
+
+from bot.discord_ui.views import closed_panel_view, panel_view
+from bot.engine import SeatView
+from bot.service import LiveGame, Refusal
+
+log = logging.getLogger(__name__)
+
+PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
+PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
+                "Press **My hand** on the table for a fresh one.")
+RETRY_MAX = 60.0
+TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
+
+
+def passing(error: BaseException) -> bool:
+    """A failure that goes away by itself: a rate limit, a 5xx, the network."""
+    return isinstance(error, TRANSIENT) or (isinstance(error, discord.HTTPException) and error.status == 429)
+
+
+@dataclass
+class Panel:
+    """A player's private panel, edited through the interaction that last showed it."""
+
+    interaction: discord.Interaction[Any]
+    opened: float  # monotonic time its token was issued
+    shown_token: int  # the game's event count it shows
+
+
+class PanelSet:
+    """The open panels of one game, by user id."""
+
+    def __init__(self, life: float = PANEL_LIFE, retry_first: float = 1.0) -> None:
+        self.life = life
+        self.open: dict[int, Panel] = {}
+        self.retry_at: float | None = None  # an edit failed for a moment: refresh again then
+        self._retry_first = retry_first
+        self._retry_delay = 0.0
+
+    def show(self, user_id: int, interaction: discord.Interaction[Any], token: int) -> Panel | None:
+        """A click showed `user_id` their panel as of the game's `token`: keep it current from now
+        on. Returns the panel it replaces when that is another message (to be removed)."""
+        old = self.open.get(user_id)
+        self.open[user_id] = Panel(interaction, time.monotonic(), token)
+        same_message = (old is not None and interaction.message is not None
+                        and old.interaction.message is not None
+                        and interaction.message.id == old.interaction.message.id)
+        return None if old is None or same_message else old
+
+    async def refresh(self, live: LiveGame, view_for: Callable[[int], SeatView]) -> None:
+        """Bring every panel to the game's state."""
+        now = time.monotonic()
+        failed = False
+        for user_id, panel in list(self.open.items()):
+            if panel.shown_token == live.token and live.active:
+                continue
+            if now - panel.opened >= self.life:
+                continue  # about to sleep: left to put_to_sleep
+            token = live.token  # what the panel shows: the game may move on while it is sent
+            try:
+                await panel.interaction.edit_original_response(view=panel_view(live, view_for(user_id)))
+                panel.shown_token = token
+            except (Refusal, discord.HTTPException, *TRANSIENT) as error:
+                if passing(error):
+                    failed = True
+                    log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
+                else:
+                    del self.open[user_id]
+        if failed:
+            self._retry_delay = min(max(self._retry_delay * 2, self._retry_first), RETRY_MAX)
+            self.retry_at = time.monotonic() + self._retry_delay
+        else:
+            self.retry_at, self._retry_delay = None, 0.0
+
+    def retry_due(self) -> bool:
+        return self.retry_at is not None and self.retry_at <= time.monotonic()
+
+    def next_timer(self) -> float | None:
+        """Seconds until a panel must go to sleep or a failed edit is due again (None: neither)."""
+        timers = [t - time.monotonic() for t in (self._first_to_sleep(), self.retry_at) if t is not None]
+        return max(0.0, min(timers)) if timers else None
+
+    def _first_to_sleep(self) -> float | None:
+        return min(p.opened for p in self.open.values()) + self.life if self.open else None
+
+    async def put_to_sleep(self) -> None:
+        """Panels whose token is about to run out say so, with nothing left to press; My hand brings
+        a fresh one."""
+        now = time.monotonic()
+        for user_id, panel in list(self.open.items()):
+            if now - panel.opened >= self.life:
+                del self.open[user_id]
+                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))

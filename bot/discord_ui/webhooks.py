@@ -1,0 +1,54 @@
+"""The webhooks interactions lend the bot: what it may post and edit outside the global rate limit.
+
+Every click or command in a server channel comes with a token that, for 15 minutes, lets the bot
+post follow-up messages in that channel and edit or delete them, none of it counted against the
+token's global limit. The publisher posts tables and turn mentions through the newest one.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+
+FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new message (edited for 15 min)
+WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
+CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
+_LENDING = (discord.InteractionType.application_command, discord.InteractionType.component)
+
+
+@dataclass
+class Via:
+    """An interaction whose webhook made a message and can edit it outside the global rate limit."""
+
+    interaction: discord.Interaction[Any]
+    issued: float  # monotonic time of the interaction
+
+    def alive(self, now: float) -> bool:
+        return now - self.issued < WEBHOOK_LIFE
+
+
+class FreshWebhooks:
+    """The newest interaction of each channel (autocomplete lends nothing: it can't be followed up)."""
+
+    def __init__(self) -> None:
+        self._newest: OrderedDict[int, Via] = OrderedDict()
+
+    def note(self, interaction: discord.Interaction[Any]) -> None:
+        if interaction.guild_id is None or interaction.channel_id is None or interaction.type not in _LENDING:
+            return
+        self._newest[interaction.channel_id] = Via(interaction, time.monotonic())
+        self._newest.move_to_end(interaction.channel_id)
+        if len(self._newest) > CHANNELS_KEPT:
+            self._newest.popitem(last=False)
+
+    def fresh(self, channel_id: int) -> Via | None:
+        """An interaction of the channel recent enough to carry a new message, and answered (a
+        follow-up before the answer is refused)."""
+        via = self._newest.get(channel_id)
+        if via is None or time.monotonic() - via.issued >= FOLLOW_UP_FRESH or not via.interaction.response.is_done():
+            return None
+        return via

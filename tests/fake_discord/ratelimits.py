@@ -32,7 +32,9 @@ import orjson
 from aiohttp import web
 
 GLOBAL_RATE = 50  # requests per second per bot token (documented by Discord)
-DEFAULT_ROUTE_RATE = 50  # per second, for routes not in ROUTE_LIMITS: never bites before the global limit
+DEFAULT_ROUTE_RATE = 50  # per second per route, for those not in ROUTE_LIMITS: as wide as the global limit
+# FakeDiscord(**DISCORD_LIMITS) or @pytest.mark.fake_discord(**DISCORD_LIMITS): Discord's limits on.
+DISCORD_LIMITS: Mapping[str, Any] = {"global_rate": GLOBAL_RATE, "route_limits": True}
 SCOPES = ("global", "user", "shared")  # X-RateLimit-Scope: the bot's own bucket is "user"
 
 # Kinds of REST call, for counting what the bot asks of Discord.
@@ -176,7 +178,7 @@ class _NextRule:
 
 def _ceil_ms(seconds: float) -> float:
     """Rounded up to the millisecond, as Discord sends them: waiting that long is always enough."""
-    return max(0.001, math.ceil(seconds * 1000) / 1000)
+    return max(0.001, math.ceil(round(seconds * 1000, 6)) / 1000)  # round: 1.9999999 is 2, not 2.001
 
 
 def bucket_headers(limit: int, remaining: int, reset_after: float, bucket: str) -> dict[str, str]:
@@ -215,8 +217,8 @@ class RateLimiter:
     `clock` is `time.monotonic` unless a test freezes it to count calls "in one second".
     """
 
-    global_rate: int | None = GLOBAL_RATE
-    routes: Mapping[tuple[str, str], RouteLimit] | None = field(default_factory=lambda: ROUTE_LIMITS)
+    global_rate: int | None = None
+    routes: Mapping[tuple[str, str], RouteLimit] | None = None
     clock: Callable[[], float] = time.monotonic
     calls: Counter[str] = field(default_factory=Counter)  # every request received, by kind
     global_calls: int = 0  # requests that counted against the global limit (429s included)

@@ -16,6 +16,12 @@ Beyond that (see each method's docstring):
   shard_count=n)` places a guild; `inter.delivered_to` / `inter.shards` tell which sessions got an
   interaction; `gateway.sessions_for(k, n)`, `gateway.ready_count_for(k, n)`,
   `wait_for_ready(shard=k, shard_count=n)`, `drop_gateway(shard=k)`.
+- Rate limits (ratelimits.py), off by default; `FakeDiscord(**DISCORD_LIMITS)` enforces Discord's:
+  `global_rate` (50 calls a second; interaction callbacks and webhooks exempt) and per-route
+  buckets (`route_limits`), with Discord's headers and 429s. Counted either way: `calls_by_kind`,
+  `global_calls`, `count_429s(scope)`, `rate_limit_summary()`, `RequestRecord.kind`. Forced 429s:
+  `force_429(scope, seconds)`, `force_429_on_message(message, seconds)`,
+  `force_429_on_token(interaction, seconds)`.
 - Faults: `fail_requests(method, pattern, status, code, ...)`, `rate_limit_next(...)`,
   `revoke_bot_permissions(channel)` / `restore_bot_permissions(channel)`, `fail_dms_for(user)`,
   `expire_token(inter)` (tokens live `token_lifetime` = 900 s).

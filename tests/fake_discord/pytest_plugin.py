@@ -3,6 +3,8 @@
 Wire with `pytest_plugins = ["tests.fake_discord.pytest_plugin"]` in the root conftest.
 Fixtures:
 - `fake_discord`: a started FakeDiscord; teardown fails the test if a protocol error was recorded.
+  `@pytest.mark.fake_discord(**options)` passes options to FakeDiscord, e.g. Discord's rate limits
+  on: `@pytest.mark.fake_discord(**DISCORD_LIMITS)` (from tests.fake_discord.ratelimits).
 - `bot_runner`: async factory `await bot_runner(db_path=None, extra_env=None, **kw) -> BotProcess`
   that starts `python -m bot` against `fake_discord`; every process is killed at teardown.
   `readies=N` waits for N READYs (a process running N shards).
@@ -15,12 +17,17 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import pytest
 import pytest_asyncio
 
 from .bot_process import BotProcess
 from .server import FakeDiscord
 
 BotRunner = Callable[..., Awaitable[BotProcess]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "fake_discord(**options): FakeDiscord options for the fake_discord fixture")
 
 
 @contextlib.asynccontextmanager
@@ -37,8 +44,9 @@ async def started_fake_discord(*, check_errors: bool = True, **kwargs: Any) -> A
 
 
 @pytest_asyncio.fixture
-async def fake_discord() -> AsyncIterator[FakeDiscord]:
-    async with started_fake_discord() as fake:
+async def fake_discord(request: pytest.FixtureRequest) -> AsyncIterator[FakeDiscord]:
+    marker = request.node.get_closest_marker("fake_discord")
+    async with started_fake_discord(**(marker.kwargs if marker is not None else {})) as fake:
         yield fake
 
 

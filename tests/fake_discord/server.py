@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import math
 import re
 import time
 import traceback
@@ -48,6 +47,7 @@ from .models import (
     new_token,
     utcnow,
 )
+from .ratelimits import OTHER, ROUTE_LIMITS, Call, RateLimiter, RouteLimit, Storm, kind_of
 from .transcript import messages_seen, render_transcript
 from .validation import (
     Problems,
@@ -133,6 +133,7 @@ class RequestRecord:
     status: int = 0
     template: str | None = None
     at: float = field(default_factory=time.monotonic)
+    kind: str = ""  # see ratelimits.kind_of: callback, webhook_edit, channel_post, dm_post...
 
 
 @dataclass
@@ -167,16 +168,6 @@ class _Route:
     regex: re.Pattern[str]
     handler: Handler
     auth: bool
-
-
-@dataclass
-class _RateLimitRule:
-    method: str
-    regex: re.Pattern[str]
-    retry_after: float
-    is_global: bool
-    scope: str
-    remaining: int
 
 
 DEFAULT_FAILURE_MESSAGES = {
@@ -267,6 +258,8 @@ class FakeDiscord:
         token_lifetime: float = 900.0,
         nonce_window: float = 300.0,
         rest_latency: float = 0.0,
+        global_rate: int | None = None,
+        route_limits: bool | Mapping[tuple[str, str], RouteLimit] = False,
     ) -> None:
         self.application_id = new_snowflake()
         self.bot_user = FakeUser(new_snowflake(), bot_name.lower().replace(" ", "_"), bot_name, bot=True)
@@ -281,6 +274,11 @@ class FakeDiscord:
         # Seconds each REST answer takes to reach the bot (the request takes effect at once), as
         # Discord's own round trip does; 0 keeps tests quick, the load bench can model a real one.
         self.rest_latency = rest_latency
+        # Discord's rate limits (see ratelimits.py), off by default (**DISCORD_LIMITS turns them on):
+        # `global_rate` requests a second (None: no global limit); `route_limits` True for
+        # ROUTE_LIMITS, False for none, or a table of one's own. Calls are counted either way.
+        routes = ROUTE_LIMITS if route_limits is True else (route_limits or None)
+        self.limits = RateLimiter(global_rate, routes)
         self.users: dict[int, FakeUser] = {u.id: u for u in (self.bot_user, self.app_owner)}
         self.guilds: dict[int, FakeGuild] = {}
         self.channels: dict[int, FakeChannel] = {}
@@ -298,7 +296,6 @@ class FakeDiscord:
         self.gateway = FakeGateway(self)
         self.gateway.heartbeat_interval_ms = heartbeat_interval_ms
         self.gateway.compress = compress_gateway
-        self._rate_limits: list[_RateLimitRule] = []
         self._failures: list[FailureRule] = []
         self._nonces: dict[tuple[int, int, str], tuple[FakeMessage, float]] = {}
         self._routes: list[_Route] = []
@@ -1155,9 +1152,62 @@ class FakeDiscord:
         `*` for anything, e.g. '/channels/{channel_id}/messages'; method '*' matches all.
         """
         pattern = route_pattern.removeprefix("/api/v10")
-        self._rate_limits.append(
-            _RateLimitRule(method.upper(), _template_regex(pattern), retry_after, is_global, scope, times)
-        )
+        self.limits.limit_next(method.upper(), _template_regex(pattern), retry_after, is_global, scope, times)
+
+    def force_429(self, scope: str = "global", seconds: float = 5.0, *, retry_after: float | None = None) -> Storm:
+        """For `seconds`, answer every call that counts against the global limit (not interaction
+        callbacks or webhooks) with a 429 of `scope` ("global", or "user"/"shared" for a route's).
+
+        `retry_after` None: each 429 says to wait until the storm is over (discord.py retries once,
+        then succeeds); shorter, the client retries until it gives up (discord.py: after 5 tries,
+        HTTPException 429). `storm.cancel()` ends it early; `storm.hits` counts its 429s.
+        """
+        return self.limits.storm(seconds, scope, retry_after)
+
+    def force_429_on_message(
+        self,
+        message: FakeMessage | int,
+        seconds: float = 10.0,
+        *,
+        scope: str = "shared",
+        retry_after: float | None = None,
+    ) -> Storm:
+        """For `seconds`, 429 every REST call that reads or changes `message`: channel GET/PATCH/DELETE
+        and reactions, and interaction webhook GET/PATCH/DELETE by id or as @original (interaction
+        callbacks, UPDATE_MESSAGE included, are never refused). See `force_429` for `retry_after`."""
+        message_id = message.id if isinstance(message, FakeMessage) else message
+        return self.limits.storm(seconds, scope, retry_after, message_id=message_id)
+
+    def force_429_on_token(
+        self,
+        interaction: FakeInteraction | str,
+        seconds: float = 10.0,
+        *,
+        scope: str = "user",
+        retry_after: float | None = None,
+    ) -> Storm:
+        """For `seconds`, 429 every webhook call made with the interaction's token (follow-ups, edits,
+        deletes, gets; not its callback). See `force_429` for `retry_after`."""
+        token = interaction.token if isinstance(interaction, FakeInteraction) else interaction
+        return self.limits.storm(seconds, scope, retry_after, token=token)
+
+    @property
+    def calls_by_kind(self) -> Counter[str]:
+        """Every REST request received, by kind (ratelimits.kind_of), 429'd ones included."""
+        return self.limits.calls
+
+    @property
+    def global_calls(self) -> int:
+        """REST requests that counted against the global limit (every one but interaction endpoints)."""
+        return self.limits.global_calls
+
+    def count_429s(self, scope: str | None = None) -> int:
+        """429s answered (by any limit or forced), of one scope ("global", "user", "shared") or all."""
+        return sum(self.limits.limited.values()) if scope is None else self.limits.limited[scope]
+
+    def rate_limit_summary(self) -> dict[str, Any]:
+        """Calls by kind, globally counted calls, 429s by scope and counted calls per interaction."""
+        return self.limits.summary(len(self.interactions))
 
     def fail_requests(
         self,
@@ -1441,36 +1491,17 @@ class FakeDiscord:
                 return route, found.groupdict()
         return None, {}
 
-    def _take_rate_limit(self, method: str, path: str) -> _RateLimitRule | None:
-        for rule in self._rate_limits:
-            if rule.method in ("*", method) and rule.regex.match(path):
-                rule.remaining -= 1
-                if rule.remaining <= 0:
-                    self._rate_limits.remove(rule)
-                return rule
-        return None
-
-    @staticmethod
-    def _rate_limited_response(rule: _RateLimitRule) -> web.Response:
-        headers = {
-            "Via": "1.1 google",
-            "Retry-After": str(max(1, math.ceil(rule.retry_after))),
-            "X-RateLimit-Limit": "5",
-            "X-RateLimit-Remaining": "0",
-            "X-RateLimit-Reset": f"{time.time() + rule.retry_after:.3f}",
-            "X-RateLimit-Reset-After": f"{rule.retry_after:.3f}",
-            "X-RateLimit-Scope": rule.scope,
-        }
-        if rule.is_global:
-            headers["X-RateLimit-Global"] = "true"
-        else:
-            headers["X-RateLimit-Bucket"] = "fakebucket"
-        body = {
-            "message": "You are being rate limited.",
-            "retry_after": rule.retry_after,
-            "global": rule.is_global,
-        }
-        return _json_response(body, 429, headers)
+    def _call(self, method: str, path: str, route: _Route, params: dict[str, str]) -> Call:
+        """The request as the rate limiter sees it: its kind, and the message and token it names."""
+        channel = self.channels.get(int(params["channel_id"])) if params.get("channel_id", "").isdigit() else None
+        kind = kind_of(method, route.template, channel is not None and channel.is_dm)
+        token = params.get("token") if route.template.startswith("/webhooks/") else None
+        mid = params.get("message_id", "")
+        message_id = int(mid) if mid.isdigit() else None
+        if mid == "@original" and token is not None:
+            inter = self._interactions_by_token.get(token)
+            message_id = inter.original.id if inter is not None and inter.original is not None else None
+        return Call(method, path, route.template, params, kind, message_id, token)
 
     def _error(
         self,
@@ -1546,15 +1577,27 @@ class FakeDiscord:
     async def _handle_api(self, request: web.Request, method: str, path: str, record: RequestRecord) -> web.Response:
         route, params = self._match(method, path)
         if route is None:
+            self.limits.calls[OTHER] += 1
             self.record_error("route", "no such route in the fake (unknown to Discord?)", method=method, path=path)
             return _json_response({"message": "404: Not Found", "code": 0}, 404)
         record.template = route.template
-        if route.auth and request.headers.get("Authorization") != f"Bot {self.token}":
+        call = self._call(method, path, route, params)
+        record.kind = call.kind
+        authorized = not route.auth or request.headers.get("Authorization") == f"Bot {self.token}"
+        refused, headers = self.limits.admit(call, authorized)
+        if not authorized:
             return _json_response({"message": "401: Unauthorized", "code": 0}, 401)
-        rule = self._take_rate_limit(method, path)
-        if rule is not None:
-            return self._rate_limited_response(rule)
-        req = Req(method, path, params, request.query, None, {}, record)
+        if refused is not None:
+            return refused
+        response = await self._serve(request, route, Req(method, path, params, request.query, None, {}, record))
+        if response.status >= 500:
+            self.limits.refund(call)
+        else:
+            response.headers.update(headers)
+        return response
+
+    async def _serve(self, request: web.Request, route: _Route, req: Req) -> web.Response:
+        method, path, record = req.method, req.path, req.record
         try:
             req.body, req.files = await self._parse_body(request)
         except ValueError as exc:

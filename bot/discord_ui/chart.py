@@ -96,7 +96,7 @@ def fit_text(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
     return text[:low].rstrip() + "…"
 
 
-def _nice_step(span: float, most_steps: int) -> int:
+def nice_step(span: float, most_steps: int) -> int:
     """The smallest step of 1, 2 or 5 times a power of ten that covers `span` in `most_steps` steps."""
     raw = max(span, 1) / most_steps
     power = 10.0 ** math.floor(math.log10(raw))
@@ -104,7 +104,7 @@ def _nice_step(span: float, most_steps: int) -> int:
     return max(1, round(step))
 
 
-def _signed(value: int) -> str:
+def signed(value: int) -> str:
     return f"−{-value}" if value < 0 else str(value)  # a real minus sign, as typeset
 
 
@@ -149,7 +149,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     # Vertical range: every score, 0, the target and the mercy line, on round ticks.
     low = min(0, *(min(line) for line in series), -mercy if mercy is not None else 0)
     high = max(target, *(max(line) for line in series))
-    y_step = _nice_step(high - low, 6)
+    y_step = nice_step(high - low, 6)
     y_low, y_high = math.floor(low / y_step) * y_step, math.ceil(high / y_step) * y_step
     if y_high == y_low:
         y_high += y_step
@@ -160,7 +160,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     title_font = chart_font(17, bold=True)
     shown_title = fit_text(" ".join(printable_text(title).split()), title_font, WIDTH - 2 * MARGIN)
 
-    left = MARGIN + max(tick_font.getlength(_signed(t)) for t in y_ticks) + 8
+    left = MARGIN + max(tick_font.getlength(signed(t)) for t in y_ticks) + 8
     right = WIDTH - MARGIN - LEGEND_WIDTH - 12
     top = 54 if shown_title else 24
     bottom = HEIGHT - 46
@@ -171,7 +171,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     def y_of(score: float) -> float:
         return bottom - (bottom - top) * (score - y_low) / (y_high - y_low)
 
-    x_step = _nice_step(hands, 10)
+    x_step = nice_step(hands, 10)
     x_ticks = list(range(0, hands + 1, x_step))
     if hands - x_ticks[-1] >= x_step * 0.6:
         x_ticks.append(hands)  # the last hand, when it isn't crowded by the tick before it
@@ -217,14 +217,14 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     if shown_title:
         draw.text((MARGIN, 14), shown_title, font=title_font, fill=TEXT)
     for tick in y_ticks:
-        draw.text((left - 8, round(y_of(tick))), _signed(tick), font=tick_font, fill=MUTED, anchor="rm")
+        draw.text((left - 8, round(y_of(tick))), signed(tick), font=tick_font, fill=MUTED, anchor="rm")
     for tick in x_ticks:
         draw.text((round(x_of(tick)), bottom + 7), str(tick), font=tick_font, fill=MUTED, anchor="mt")
     draw.text(((left + right) / 2, HEIGHT - 8), "hand", font=tick_font, fill=MUTED, anchor="mb")
 
-    lines = [(target, f"target {_signed(target)}", TARGET)]
+    lines = [(target, f"target {signed(target)}", TARGET)]
     if mercy is not None:
-        lines.append((-mercy, f"mercy {_signed(-mercy)}", MERCY))
+        lines.append((-mercy, f"mercy {signed(-mercy)}", MERCY))
     for value, label, colour in lines:
         y = y_of(value)
         above = y - 20 > top
@@ -240,9 +240,9 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         name = " ".join(printable_text(names[side]).split()) or "?"
         draw.text((legend_x + 30, entry_y + 9), fit_text(name, name_font, LEGEND_WIDTH - 30), font=name_font,
                   fill=TEXT, anchor="lm")
-        draw.text((legend_x + 30, entry_y + 29), _signed(finals[side]), font=label_font, fill=MUTED, anchor="lm")
+        draw.text((legend_x + 30, entry_y + 29), signed(finals[side]), font=label_font, fill=MUTED, anchor="lm")
         if won:
-            score_width = label_font.getlength(_signed(finals[side]))
+            score_width = label_font.getlength(signed(finals[side]))
             draw.text((legend_x + 38 + score_width, entry_y + 29), "★ winner", font=label_font, fill=GOLD, anchor="lm")
 
     out = io.BytesIO()

@@ -17,22 +17,22 @@ from bot.store import Season, SeasonRhythm
 MEDALS = ("🥇", "🥈", "🥉")
 
 
-def when(at: float) -> str:
-    """A moment in UTC, to the minute; a plain date at midnight."""
-    moment = datetime.fromtimestamp(at, tz=UTC)
-    return moment.strftime("%Y-%m-%d") if (moment.hour, moment.minute) == (0, 0) else moment.strftime(
-        "%Y-%m-%d %H:%M UTC")
-
-
 def day(at: float) -> str:
     return datetime.fromtimestamp(at, tz=UTC).strftime("%Y-%m-%d")
 
 
-def last_day(season: Season) -> float:
-    """The end as people say it: a season ending at midnight ended the day before."""
+def until(at: float) -> str:
+    """An end as people say it, in UTC: a season ending at midnight ends as the day before ends."""
+    moment = datetime.fromtimestamp(at, tz=UTC)
+    if (moment.hour, moment.minute, moment.second) == (0, 0, 0):
+        return f"at the end of {day(at - 1)} (UTC)"
+    return moment.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def last_day(season: Season) -> str:
     end = season.ended_at if season.ended_at is not None else season.ends_at
     assert end is not None
-    return end - 1 if datetime.fromtimestamp(end, tz=UTC).strftime("%H:%M:%S") == "00:00:00" else end
+    return day(end - 1 if datetime.fromtimestamp(end, tz=UTC).strftime("%H:%M:%S") == "00:00:00" else end)
 
 
 def title(season: Season) -> str:
@@ -42,16 +42,16 @@ def title(season: Season) -> str:
 def span(season: Season) -> str:
     """When it ran: from its first day to its last, or so far and until when."""
     if season.ended_at is not None:
-        return f"{day(season.started_at)} to {day(last_day(season))}"
+        return f"{day(season.started_at)} to {last_day(season)}"
     if season.ends_at is not None:
-        return f"since {day(season.started_at)}, until {when(season.ends_at)}"
+        return f"since {day(season.started_at)}, ending {until(season.ends_at)}"
     return f"since {day(season.started_at)}, until an admin ends it"
 
 
 def started_text(season: Season) -> str:
-    ends = (f"It ends {when(season.ends_at)}." if season.ends_at is not None
+    ends = (f"It ends {until(season.ends_at)}." if season.ends_at is not None
             else "It runs until someone with Manage Server types `/spades season end`.")
-    return (f"## 🏁 Season “{escape_markdown(season.name)}” has started\n"
+    return (f"## ♠ Season “{escape_markdown(season.name)}” has started\n"
             f"Every game finished on this server from now on counts on its leaderboard too, where everyone "
             f"starts with a fresh rating; all time goes on as before. {ends} "
             f"Its podium will be posted in <#{season.channel_id}>.")
@@ -96,7 +96,7 @@ def podium_text(podium: Podium) -> str:
         lines.append(f"**{MODE_TITLES[mode]}**")
         for medal, entry in zip(MEDALS, entries, strict=False):
             lines.append(f"{medal} **{escape_markdown(entry.name)}** — {_rating(entry)} · "
-                         f"{entry.wins} of {plural(entry.games, 'game')} won · {entry.points} points")
+                         f"{entry.wins} of {plural(entry.games, 'game')} won · {plural(entry.points, 'point')}")
     if podium.boards:
         lines.append("The final top ten is in the picture; `/spades leaderboard season:` shows it any time.")
     return "\n".join(lines)
@@ -116,8 +116,8 @@ def season_stats_text(season: Season, stats: PlayerStats) -> str:
     head = f"**Season “{escape_markdown(season.name)}”**" + ("" if season.running else " (ended)")
     if stats.games == 0:
         return f"{head}: no finished game yet."
-    lines = [f"{head}: {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%}) · "
-             f"bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried} · "
+    lines = [f"{head}: {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%})",
+             f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried} · "
              f"bags per hand {stats.bags_per_hand:.2f}"]
     for rating in stats.ratings:
         shown = (f"rating {rating.rating:.1f}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES

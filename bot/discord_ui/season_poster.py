@@ -50,8 +50,11 @@ class PodiumPoster:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def close(self) -> None:
-        """Stop; a podium not yet out stays owed and is posted at the next start."""
+    async def close(self, timeout: float = 5.0) -> None:
+        """Let podiums on their way finish (up to `timeout`), then stop; one not yet out stays owed
+        and is posted at the next start."""
+        if self._tasks:
+            await asyncio.wait(list(self._tasks), timeout=timeout)
         for task in list(self._tasks):
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -98,4 +98,11 @@ async def test_a_season_from_start_to_podium_also_across_a_stop(spades: Spades) 
     assert "(all time)" in after_end.content.splitlines()[0]
     assert run_sql(url, owed) == [[(0,)]]
     assert len(podiums_of(podiums, "Summer")) == 1 and len(podiums_of(podiums, "Spring")) == 1
+
+    # A monthly rhythm: this month's season (by the bot's clock) starts at once, podiums here.
+    month = (datetime.now(tz=UTC) + timedelta(seconds=DAYS_AHEAD)).strftime("%Y-%m")
+    settings = await spades.command(owner, first, "settings", season_rhythm="monthly")
+    assert "Seasons: a new one every calendar month" in settings.content
+    listed = await spades.command(alice, first, "season list")
+    assert f"• “{month}” — **running**" in listed.content and "every calendar month" in listed.content
     assert "Traceback" not in spades.bot.log_text()

@@ -51,7 +51,6 @@ CREATE TABLE season_rhythms (
 -- The season a result counted in, and the player's season rating after it.
 ALTER TABLE results ADD COLUMN season_id BIGINT REFERENCES seasons (season_id),
     ADD COLUMN season_rating DOUBLE PRECISION;
-CREATE INDEX results_by_season ON results (season_id, player_key) WHERE season_id IS NOT NULL;
 
 -- The outbox also keeps posts owed by a season (its podium): a post belongs to a game or a season.
 ALTER TABLE outbox ALTER COLUMN game_id DROP NOT NULL,

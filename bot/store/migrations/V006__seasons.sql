@@ -50,7 +50,6 @@ CREATE TABLE season_rhythms (
 -- The season a result counted in, and the player's season rating after it.
 ALTER TABLE results ADD COLUMN season_id INTEGER REFERENCES seasons (season_id);
 ALTER TABLE results ADD COLUMN season_rating REAL;
-CREATE INDEX results_by_season ON results (season_id, player_key) WHERE season_id IS NOT NULL;
 
 -- The outbox also keeps posts owed by a season (its podium): a post belongs to a game or a season.
 -- SQLite can't drop NOT NULL in place, so the table is rebuilt; its id counter is carried over, so

@@ -1,4 +1,5 @@
-"""The composition root of `python -m bot`: config, store, computer players, game service, client.
+"""The composition root of `python -m bot`: config, store, computer players, game and season services,
+client.
 
 Everything is built here and handed down, so the Discord layer knows only the service. Start-up
 goes from what costs nothing to what leaves something behind: the settings and the database URL
@@ -28,6 +29,8 @@ from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
 from bot.service import GameService
+from bot.service.clock import OffsetClock
+from bot.service.seasons import SeasonService
 from bot.store import ShardSet, Store, StoreError, check_database_url, open_store
 
 log = logging.getLogger("bot")
@@ -71,7 +74,9 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
         rng=random.Random(config.game_seed) if config.game_seed is not None else None,
         shards=shard_set(config),
     )
-    client.attach(service)
+    season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
+    seasons = SeasonService(store, client.podiums, clock=season_clock, shards=shard_set(config))
+    client.attach(service, seasons)
     return client
 
 

@@ -100,7 +100,7 @@ def fit_text(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
     return text[:low].rstrip() + "…"
 
 
-def _nice_step(span: float, most_steps: int) -> int:
+def nice_step(span: float, most_steps: int) -> int:
     """The smallest step of 1, 2 or 5 times a power of ten that covers `span` in `most_steps` steps."""
     raw = max(span, 1) / most_steps
     power = 10.0 ** math.floor(math.log10(raw))
@@ -149,7 +149,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     # Vertical range: every score, 0, the target and the mercy line, on round ticks.
     low = min(0, *(min(line) for line in series), -mercy if mercy is not None else 0)
     high = max(target, *(max(line) for line in series))
-    y_step = _nice_step(high - low, 6)
+    y_step = nice_step(high - low, 6)
     y_low, y_high = math.floor(low / y_step) * y_step, math.ceil(high / y_step) * y_step
     if y_high == y_low:
         y_high += y_step
@@ -171,7 +171,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     def y_of(score: float) -> float:
         return bottom - (bottom - top) * (score - y_low) / (y_high - y_low)
 
-    x_step = _nice_step(hands, 10)
+    x_step = nice_step(hands, 10)
     x_ticks = list(range(0, hands + 1, x_step))
     if hands - x_ticks[-1] >= x_step * 0.6:
         x_ticks.append(hands)  # the last hand, when it isn't crowded by the tick before it

@@ -15,8 +15,11 @@ from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.handlers import Handlers
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.season_commands import SeasonCommands
+from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.views import BUTTON_KINDS
 from bot.service import GameService
+from bot.service.seasons import SeasonService
 
 log = logging.getLogger("bot")
 
@@ -42,13 +45,17 @@ class SpadesBot(discord.Client):
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.publisher = Publisher(self, refresh_interval=refresh_interval,
                                    channel_lost_timeout=channel_lost_timeout, global_rate=global_rate)
+        self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
         self._service: GameService | None = None
+        self._seasons: SeasonService | None = None
         self._click_handlers: Handlers | None = None
 
-    def attach(self, service: GameService) -> None:
-        """The composition root hands the game service in before the client starts."""
+    def attach(self, service: GameService, seasons: SeasonService) -> None:
+        """The composition root hands the services in before the client starts."""
         self._service = service
+        self._seasons = seasons
         self.publisher.service = service
+        self.podiums.service = seasons
         self._click_handlers = Handlers(service, self.publisher)
 
     @property
@@ -57,18 +64,26 @@ class SpadesBot(discord.Client):
         return self._service
 
     @property
+    def seasons(self) -> SeasonService:
+        assert self._seasons is not None, "attach() the services first"
+        return self._seasons
+
+    @property
     def handlers(self) -> Handlers:
         assert self._click_handlers is not None, "attach() the service first"
         return self._click_handlers
 
     async def setup_hook(self) -> None:
-        self.tree.add_command(SpadesCommands())
+        commands = SpadesCommands()
+        commands.add_command(SeasonCommands())
+        self.tree.add_command(commands)
         self.add_dynamic_items(*BUTTON_KINDS)
         if self.sync_commands:
             await self._sync_commands()
         recovery = await self.service.recover()
         log.info("resumed %d unfinished games (%d set aside as damaged)",
                  len(recovery.games), len(recovery.damaged))
+        await self.seasons.recover()
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         self.publisher.webhooks.note(interaction)
@@ -99,6 +114,9 @@ class SpadesBot(discord.Client):
         await report_error(interaction, original)
 
     async def close(self) -> None:
+        if self._seasons is not None:
+            await self._seasons.close()
+            await self.podiums.close()
         if self._service is not None:
             await self._service.close()
             if await self.publisher.close():

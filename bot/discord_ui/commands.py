@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from typing import TYPE_CHECKING, Any, Literal
@@ -12,6 +13,7 @@ from discord import app_commands
 from bot.discord_ui import render
 from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.handlers import display_name, is_server_manager
+from bot.discord_ui.season_render import board_label, card_picture, season_stats_text
 from bot.discord_ui.views import lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
@@ -42,6 +44,14 @@ def _guild_id(interaction: Command) -> int:
 def _channel_game(interaction: Command) -> LiveGame:
     _guild_id(interaction)
     return interaction.client.service.require_channel_game(_channel_id(interaction))
+
+
+async def _season_choices(interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+    """The season option's choices: all time, then the server's seasons, newest first."""
+    if interaction.guild_id is None:
+        return []
+    names = await interaction.client.seasons.choices(interaction.guild_id, current[:50])
+    return [app_commands.Choice(name=name, value=name) for name in names]
 
 
 @app_commands.guild_only()
@@ -200,19 +210,41 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                                                 file=discord.File(data, filename=f"spades-{game_id}.json"),
                                                 ephemeral=shown.private)
 
-    @app_commands.command(description="This server's leaderboard")
-    @app_commands.describe(mode="which game mode", sort="how to rank players")
-    async def leaderboard(self, interaction: Command, mode: ModeName = "cutthroat", sort: SortName = "rating") -> None:
-        entries = await interaction.client.service.leaderboard(_guild_id(interaction), mode, sort)
+    @app_commands.command(description="This server's leaderboard: the running season's, all time, or a past season's")
+    @app_commands.describe(mode="which game mode", sort="how to rank players",
+                           season="a season's name, or “all time” (default: the running season, if any)")
+    async def leaderboard(self, interaction: Command, mode: ModeName = "cutthroat", sort: SortName = "rating",
+                          season: str | None = None) -> None:
+        seasons, guild_id = interaction.client.seasons, _guild_id(interaction)
+        picked, entries = await seasons.leaderboard(guild_id, mode, sort, season)
+        label = board_label(picked, any_seasons=picked is not None or bool(await seasons.seasons(guild_id)))
         guild = interaction.guild.name if interaction.guild else "this server"
-        await interaction.response.send_message(render.leaderboard_text(guild, mode, sort, entries))
+        await interaction.response.send_message(render.leaderboard_text(guild, mode, sort, entries, label))
 
-    @app_commands.command(description="A player's record on this server")
-    @app_commands.describe(user="whose stats (default: yours)")
-    async def stats(self, interaction: Command, user: discord.User | None = None) -> None:
+    @leaderboard.autocomplete("season")
+    async def leaderboard_seasons(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+        return await _season_choices(interaction, current)
+
+    @app_commands.command(description="A player's record on this server, with a picture")
+    @app_commands.describe(user="whose stats (default: yours)",
+                           season="a season to show beside all time (default: the running one, if any)")
+    async def stats(self, interaction: Command, user: discord.User | None = None, season: str | None = None) -> None:
         who = user or interaction.user
-        stats = await interaction.client.service.player_stats(_guild_id(interaction), who.id)
-        await interaction.response.send_message(render.stats_text(display_name(who), stats))
+        card = await interaction.client.seasons.card(_guild_id(interaction), who.id, season)
+        name = display_name(who)
+        text = render.stats_text(name, card.all_time)
+        if card.season is not None and card.in_season is not None:
+            text += "\n" + season_stats_text(card.season, card.in_season)
+        if card.all_time.games == 0:
+            await interaction.response.send_message(text)
+            return
+        guild = interaction.guild.name if interaction.guild else "this server"
+        png = await asyncio.to_thread(card_picture, name, guild, card)
+        await interaction.response.send_message(text, file=discord.File(io.BytesIO(png), filename="stats.png"))
+
+    @stats.autocomplete("season")
+    async def stats_seasons(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+        return await _season_choices(interaction, current)
 
     @app_commands.command(description="The rules of this channel's game, or the server's defaults")
     async def rules(self, interaction: Command) -> None:
@@ -240,11 +272,14 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.describe(mode="default mode", target="default target (50-1000)",
                            rules="rule options as key=value pairs, e.g. 'nil=off bag_limit=5'",
                            turn_timeout="seconds before a silent player is reminded (15-3600)",
-                           turn_ping_delay="seconds before a player is mentioned on their turn (0 = never)")
+                           turn_ping_delay="seconds before a player is mentioned on their turn (0 = never)",
+                           season_rhythm="monthly: a new season every calendar month (UTC), podiums in this "
+                                         "channel; off: seasons only by /spades season start")
     async def settings(self, interaction: Command, mode: ModeName | None = None,
                        target: app_commands.Range[int, 50, 1000] | None = None, rules: str | None = None,
                        turn_timeout: app_commands.Range[int, 15, 3600] | None = None,
-                       turn_ping_delay: app_commands.Range[int, 0, 60] | None = None) -> None:
+                       turn_ping_delay: app_commands.Range[int, 0, 60] | None = None,
+                       season_rhythm: Literal["off", "monthly"] | None = None) -> None:
         if not is_server_manager(interaction):
             raise Refusal("Only members with Manage Server can change the server's settings.")
         changes: dict[str, Any] = {"mode": mode, "target": target, "turn_timeout": turn_timeout,
@@ -256,10 +291,14 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             changes[key.strip().lower()] = value
         service = interaction.client.service
         saved = await service.update_settings(_guild_id(interaction), changes)
+        if season_rhythm is not None:
+            await interaction.client.seasons.set_rhythm(_guild_id(interaction), season_rhythm, _channel_id(interaction))
+        rhythm = await interaction.client.seasons.rhythm(_guild_id(interaction))
         shown = Rules.from_options(saved.get("rules", {}))
         mode_shown = Mode.parse(saved.get("mode", "cutthroat"))
         timeout = saved.get("turn_timeout", service.turn_timeout)
         ping = saved.get("turn_ping_delay", 5)
         await reply_privately(interaction, render.rules_text(mode_shown, shown, "Server defaults saved")
                               + f"\nTurn timeout: {timeout:.0f} s · turn mention after {ping} s"
-                              + (" (off)" if not ping else ""))
+                              + (" (off)" if not ping else "")
+                              + f"\nSeasons: {'a new one every calendar month' if rhythm else 'no rhythm'}")

@@ -34,7 +34,7 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet, passing
+from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
 from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
 from bot.discord_ui.webhooks import FreshWebhooks, Via
 from bot.engine import Phase, seat_view
@@ -62,7 +62,7 @@ log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
-RETRY_FIRST, RETRY_MAX = 1.0, 60.0
+RETRY_FIRST = 1.0
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003

@@ -401,10 +401,13 @@ def scoreboard_text(live: LiveGame) -> str:
     return f"**Scores** · {MODE_TITLES[live.mode]} · {state}\n```\n{text}\n```"
 
 
-def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry]) -> str:
+def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry],
+                     board: str = "") -> str:
+    """`board` says which board it is (a season's, or all time) once the server has seasons."""
+    where = f"{guild_name}{f' ({board})' if board else ''}"
     if not entries:
-        return f"No finished {mode} games on {guild_name} yet (win rate needs a few games per player)."
-    lines = [f"**{guild_name} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
+        return f"No finished {mode} games on {where} yet (win rate needs a few games per player)."
+    lines = [f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
     for e in entries:
         rating = (f"rating {number(e.rating, '.1f')}" if e.games >= PROVISIONAL_GAMES
                   else f"rating provisional ({e.games} of {plural(PROVISIONAL_GAMES, 'game')})")
@@ -438,8 +441,10 @@ On your turn your legal cards (or the bids) light up: one click plays. You also 
 direct message. If you're slow, I'll mention you once.
 **Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
 Too many bags cost points. First to the target wins.
+**Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
+starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `leaderboard` · `stats` · `cancel` · `settings` (Manage Server) · `help`"""
+`score` · `rules` · `record` · `leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

@@ -23,6 +23,22 @@ class SystemClock:
             await asyncio.sleep(delay)
 
 
+class OffsetClock:
+    """The system clock set `offset` seconds ahead: how an end-to-end test lets a season's end pass
+    while the bot is down, without waiting for it."""
+
+    def __init__(self, offset: float) -> None:
+        self.offset = offset
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
+    async def sleep_until(self, when: float) -> None:
+        delay = when - self.now()
+        if delay > 0:
+            await asyncio.sleep(delay)
+
+
 class ManualClock:
     """A clock that only moves when told to. ``advance`` returns once every timer that is awake
     (its time has come) has finished what it woke up to do, so tests see the consequences at once."""

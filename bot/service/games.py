@@ -63,10 +63,7 @@ from bot.store import (
     Deadline,
     FinishOutcome,
     GameStateError,
-    LeaderboardEntry,
-    LeaderboardSort,
     PendingPost,
-    PlayerStats,
     Post,
     Recovery,
     Seat,
@@ -372,12 +369,6 @@ class GameService:
             raise Refusal("That game never started, so it has no record yet.")
         players = record_players(live.seats)
         return live.game_id, record_for(live.game, players, viewer=live.seat_of(user_id))
-
-    async def leaderboard(self, guild_id: int, mode: str, sort: LeaderboardSort) -> list[LeaderboardEntry]:
-        return await self.store.leaderboard(guild_id, mode, sort)
-
-    async def player_stats(self, guild_id: int, user_id: int) -> PlayerStats:
-        return await self.store.player_stats(guild_id, user_id)
 
     # ------------------------------------------------------------------------- settings
     async def server_defaults(self, guild_id: int) -> dict[str, Any]:

@@ -10,7 +10,8 @@ can't be used right now (nothing was saved), `DatabaseGone` once a SQLite file w
 replaced, and at start-up `DatabaseUrlError`, `DatabaseInUseError`, `SchemaTooNewError`,
 `ShardInUseError` or a plain `StoreError` (a damaged file, a SQLite too old, a wrong password),
 each with one line an operator can act on. Posts owed to Discord are kept in the transaction of
-the write that owes them (`Post`, `pending_posts`, `posts_delivered`): the outbox.
+the write that owes them (`Post`, `pending_posts`, `posts_delivered`): the outbox. Seasons of a
+server's leaderboard rate its games again from scratch while they run (`start_season`, `end_season`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from bot.store.errors import (
     GameNotFoundError,
     GameStateError,
     SchemaTooNewError,
+    SeasonConflictError,
     ShardInUseError,
     StoreError,
     StoreUnavailable,
@@ -50,7 +52,12 @@ from bot.store.models import (
     PlayerStats,
     Post,
     RatingChange,
+    RatingPoint,
     Recovery,
+    RhythmDue,
+    Season,
+    SeasonPost,
+    SeasonRhythm,
     Seat,
     SeatResult,
     ShardSet,
@@ -134,8 +141,14 @@ __all__ = [
     "Post",
     "PostgresStore",
     "RatingChange",
+    "RatingPoint",
     "Recovery",
+    "RhythmDue",
     "SchemaTooNewError",
+    "Season",
+    "SeasonConflictError",
+    "SeasonPost",
+    "SeasonRhythm",
     "Seat",
     "SeatResult",
     "ShardInUseError",

@@ -10,7 +10,8 @@ write that raises has saved nothing (see `bot.store.errors`).
 The outbox: a write that owes posts to Discord (a hand summary, new deals, the game-over post…)
 passes them as `Post`s and they are saved in the same transaction, so a crash right after the save
 can't lose them. Whoever delivers them reads `pending_posts()` (after a restart too) and reports
-them with `posts_delivered`; a post is delivered at least once.
+them with `posts_delivered`; a post is delivered at least once. A season's podium is owed the same
+way, by the transaction that ends the season (`end_season`, `pending_season_posts`).
 """
 
 from __future__ import annotations
@@ -29,7 +30,12 @@ from bot.store.models import (
     PendingPost,
     PlayerStats,
     Post,
+    RatingPoint,
     Recovery,
+    RhythmDue,
+    Season,
+    SeasonPost,
+    SeasonRhythm,
     Seat,
     SeatResult,
     ShardSet,
@@ -156,15 +162,64 @@ class Store(Protocol):
         limit: int = 10,
         offset: int = 0,
         min_games: int = 5,
+        season_id: int | None = None,
     ) -> list[LeaderboardEntry]:
-        """Humans on a server's leaderboard for a mode.
+        """Humans on a server's leaderboard for a mode: of all time, or of one of its seasons.
 
         `rating` sorts by ordinal, `wins` by games won, `win_rate` by wins per game among players
         with at least `min_games`, `points` by the total of final scores. Ties share a rank.
         """
 
-    async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
-        """A player's record on a server, in one mode or all of them."""
+    async def player_stats(
+        self, guild_id: int, user_id: int, mode: str | None = None, season_id: int | None = None
+    ) -> PlayerStats:
+        """A player's record on a server, in one mode or all of them, of all time or of one season."""
+
+    async def rating_history(self, guild_id: int, user_id: int, mode: str | None = None) -> list[RatingPoint]:
+        """A player's ratings after each of their finished games on a server, oldest first."""
+
+    # -- seasons --------------------------------------------------------------------------------
+
+    async def start_season(
+        self,
+        guild_id: int,
+        name: str,
+        *,
+        channel_id: int,
+        started_at: float,
+        ends_at: float | None = None,
+        started_by: int | None = None,
+        rhythm: SeasonRhythm | None = None,
+    ) -> Season:
+        """Start a season; games finished from now on are rated in it too. Raises
+        SeasonConflictError, writing nothing, if one is running on the server already or one of the
+        server's seasons has this name (names are told apart without regard to case)."""
+
+    async def end_season(self, season_id: int, ended_at: float, posts: Sequence[Post] = ()) -> Season | None:
+        """End a running season as of `ended_at` and keep the posts it owes (its podium), in one
+        transaction; no game is rated in it afterwards. None, adding no posts, if it had ended."""
+
+    async def seasons(self, guild_id: int) -> list[Season]:
+        """A server's seasons, the newest first."""
+
+    async def due_seasons(self, now: float, shards: ShardSet | None = None) -> list[Season]:
+        """Running seasons (of servers on `shards`, if given) whose planned end is `now` or earlier."""
+
+    async def next_season_end(self, shards: ShardSet | None = None) -> float | None:
+        """The earliest planned end of a running season (on `shards`, if given), if any."""
+
+    async def set_season_rhythm(self, guild_id: int, rhythm: SeasonRhythm | None, channel_id: int | None) -> None:
+        """Start a season every calendar month (podiums in `channel_id`), or stop (None)."""
+
+    async def season_rhythm(self, guild_id: int) -> SeasonRhythm | None:
+        """The server's rhythm, if it has one."""
+
+    async def rhythms_due(self, name: str, shards: ShardSet | None = None) -> list[RhythmDue]:
+        """Servers with a rhythm (on `shards`, if given) with no season running, nor one named `name`."""
+
+    async def pending_season_posts(self, shards: ShardSet | None = None) -> list[SeasonPost]:
+        """Every post owed by a season (of servers on `shards`, if given) not yet reported delivered,
+        in the order they were saved; `posts_delivered` forgets them."""
 
     # -- server settings ------------------------------------------------------------------------
 

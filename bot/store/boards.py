@@ -1,4 +1,5 @@
-"""Leaderboards and player stats, read in one snapshot by every backend (see `bot.store.sql`)."""
+"""Leaderboards and player stats, read in one snapshot by every backend (see `bot.store.sql`): of all
+time (`ratings`, per server), or of one season (`season_ratings`, per season)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ from itertools import pairwise
 from bot.store.models import LeaderboardEntry, LeaderboardSort, ModeRating, PlayerStats
 from bot.store.sql import Transaction
 
-_ON_BOARD = "guild_id = $1 AND mode = $2 AND is_bot = 0 AND games >= $3"
+
+def _board(season_id: int | None) -> tuple[str, str]:
+    """The table a board's ratings are kept in, and the column that says whose board a row is on."""
+    return ("ratings", "guild_id") if season_id is None else ("season_ratings", "season_id")
 
 
 def _sort_key(tx: Transaction, sort: LeaderboardSort) -> str:
@@ -19,12 +23,21 @@ def _sort_key(tx: Transaction, sort: LeaderboardSort) -> str:
 
 
 async def leaderboard(
-    tx: Transaction, guild_id: int, mode: str, sort: LeaderboardSort, limit: int, offset: int, min_games: int
+    tx: Transaction,
+    guild_id: int,
+    mode: str,
+    sort: LeaderboardSort,
+    limit: int,
+    offset: int,
+    min_games: int,
+    season_id: int | None,
 ) -> list[LeaderboardEntry]:
     key = _sort_key(tx, sort)
-    board = (guild_id, mode, min_games if sort == "win_rate" else 1)
+    table, owner = _board(season_id)
+    on_board = f"{owner} = $1 AND mode = $2 AND is_bot = 0 AND games >= $3"
+    board = (guild_id if season_id is None else season_id, mode, min_games if sort == "win_rate" else 1)
     page = await tx.fetch(
-        f"SELECT {key} AS sort_key, * FROM ratings WHERE {_ON_BOARD}"
+        f"SELECT {key} AS sort_key, * FROM {table} WHERE {on_board}"
         f" ORDER BY {key} DESC, ordinal DESC, player_key LIMIT $4 OFFSET $5",
         *board, limit, offset,
     )  # fmt: skip
@@ -33,7 +46,7 @@ async def leaderboard(
     # Only the page's first rank needs counting: after it, a row shares the rank of the row before
     # when their keys tie, and otherwise its rank is its position.
     first = await tx.fetchrow(
-        f"SELECT count(*) + 1 AS place FROM ratings WHERE {_ON_BOARD} AND {key} > $4", *board, page[0]["sort_key"]
+        f"SELECT count(*) + 1 AS place FROM {table} WHERE {on_board} AND {key} > $4", *board, page[0]["sort_key"]
     )
     assert first is not None
     ranks = [int(first["place"])]
@@ -57,23 +70,27 @@ async def leaderboard(
     ]
 
 
-async def player_stats(tx: Transaction, guild_id: int, user_id: int, mode: str | None) -> PlayerStats:
+async def player_stats(
+    tx: Transaction, guild_id: int, user_id: int, mode: str | None, season_id: int | None
+) -> PlayerStats:
     key = str(user_id)
     totals = await tx.fetchrow(
         "SELECT count(*) AS games, coalesce(sum(won), 0) AS wins, coalesce(sum(final_score), 0) AS points,"
         " coalesce(sum(bids_made), 0) AS bids_made, coalesce(sum(bids_made + bids_set), 0) AS bids_total,"
         " coalesce(sum(nils_made), 0) AS nils_made, coalesce(sum(nils_tried), 0) AS nils_tried,"
         " coalesce(sum(hands), 0) AS hands, coalesce(sum(bags), 0) AS bags"
-        " FROM results WHERE guild_id = $1 AND player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR mode = $3)",
-        guild_id, key, mode,
+        " FROM results WHERE guild_id = $1 AND player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR mode = $3)"
+        " AND (CAST($4 AS BIGINT) IS NULL OR season_id = $4)",
+        guild_id, key, mode, season_id,
     )  # fmt: skip
     assert totals is not None
+    table, owner_column = _board(season_id)
     ratings = await tx.fetch(
-        "SELECT r.*, (SELECT count(*) + 1 FROM ratings AS o WHERE o.guild_id = r.guild_id"
+        f"SELECT r.*, (SELECT count(*) + 1 FROM {table} AS o WHERE o.{owner_column} = r.{owner_column}"
         " AND o.mode = r.mode AND o.is_bot = 0 AND o.ordinal > r.ordinal) AS place"
-        " FROM ratings AS r WHERE r.guild_id = $1 AND r.mode IN ('cutthroat', 'solo', 'partners')"
+        f" FROM {table} AS r WHERE r.{owner_column} = $1 AND r.mode IN ('cutthroat', 'solo', 'partners')"
         " AND r.player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR r.mode = $3) ORDER BY r.mode",
-        guild_id, key, mode,
+        guild_id if season_id is None else season_id, key, mode,
     )  # fmt: skip
     games, hands, wins, bags = int(totals["games"]), int(totals["hands"]), int(totals["wins"]), int(totals["bags"])
     return PlayerStats(

@@ -69,3 +69,7 @@ class EventGapError(EventSequenceError):
 
 class DamagedGameError(StoreError):
     """A stored game's rows cannot be read back or replayed."""
+
+
+class SeasonConflictError(StoreError):
+    """A season is already running on the server, or one already has that name; nothing was written."""

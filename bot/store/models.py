@@ -258,3 +258,62 @@ class PlayerStats:
     bags: int
     bags_per_hand: float
     ratings: tuple[ModeRating, ...]
+
+
+SeasonRhythm = Literal["monthly"]
+
+
+@dataclass(frozen=True, slots=True)
+class Season:
+    """A season of a server's leaderboard: its games are rated again from scratch beside all time.
+
+    `ends_at` is the planned end, if one was set; `ended_at` is when it ended (None while it runs),
+    which is the planned end when that passed while the bot was down.
+    """
+
+    season_id: int
+    guild_id: int
+    name: str
+    channel_id: int  # where its podium is posted
+    started_by: int | None  # None when the server's rhythm started it
+    rhythm: SeasonRhythm | None
+    started_at: float
+    ends_at: float | None
+    ended_at: float | None
+
+    @property
+    def running(self) -> bool:
+        return self.ended_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class RhythmDue:
+    """A server on a rhythm with no season running, nor one of the name the rhythm gives now."""
+
+    guild_id: int
+    rhythm: SeasonRhythm
+    channel_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonPost:
+    """A post owed by a season (its podium), not yet reported delivered."""
+
+    post_id: int
+    season: Season
+    kind: str
+    payload: dict[str, Any]
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A player's ratings (ordinals) after one finished game: all time in its mode, and in the
+    season it counted in (None outside any season)."""
+
+    game_id: str
+    mode: str
+    finished_at: float
+    rating: float
+    season_id: int | None
+    season_rating: float | None

@@ -4,7 +4,9 @@ ranks, in one transaction every backend runs (see `bot.store.sql`).
 Two processes may finish games of one server at once (PostgreSQL): the game's row is locked first,
 so finishing one game twice answers the same, then the server-and-mode's leaderboard
 (`Transaction.lock_board`), so each game is rated from the ratings the other left and every rank is
-counted on a settled board. The locks are always taken in that order, so two finishes never deadlock.
+counted on a settled board. A game finished while a season runs is rated again in the season, from
+the season's own ratings, with the season's row locked last (`bot.store.seasons`). The locks are
+always taken in that order, so two finishes never deadlock.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 
-from bot.store import games, rows
+from bot.store import games, rows, seasons
 from bot.store.errors import GameNotFoundError, GameStateError
 from bot.store.models import FinishOutcome, RatingChange, SeatResult
 from bot.store.ratings import Rating, rate_game
@@ -41,13 +43,16 @@ async def finish(
     await tx.lock_board(guild_id, mode)
     now = time.time()  # once the board is ours: a game rated later also counts as finished later
     moves = await _rate(tx, guild_id, mode, results, now)
+    season_id = await seasons.running_for_game(tx, guild_id, now)
+    in_season = {} if season_id is None else await _rate_in_season(tx, season_id, mode, results, now)
     await tx.executemany(
         "INSERT INTO results (game_id, guild_id, mode, is_bot, rating_before, rating_after,"
-        f" rank_before, rank_after, finished_at, {rows.RESULT_COLUMNS}) VALUES ({placeholders(21)})",
+        f" rank_before, rank_after, finished_at, season_id, season_rating, {rows.RESULT_COLUMNS})"
+        f" VALUES ({placeholders(23)})",
         [
-            (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, r.seat, r.player_key,
-             r.name, r.final_score, r.place, int(r.won), r.hands, r.bids_made, r.bids_set,
-             r.nils_tried, r.nils_made, r.bags)
+            (game_id, guild_id, mode, int(r.is_bot), *moves[r.player_key], now, season_id,
+             in_season.get(r.player_key), r.seat, r.player_key, r.name, r.final_score, r.place, int(r.won),
+             r.hands, r.bids_made, r.bids_set, r.nils_tried, r.nils_made, r.bags)
             for r in results
         ],
     )  # fmt: skip
@@ -60,34 +65,21 @@ async def finish(
     return FinishOutcome(game_id, await stored_changes(tx, game_id), already_finished=False)
 
 
-async def _rate(tx: Transaction, guild_id: int, mode: str, results: Sequence[SeatResult], now: float) -> Moves:
-    """Update everyone's rating and running totals. Ranks are for humans only, as leaderboards are."""
+def _by_key(results: Sequence[SeatResult]) -> dict[str, list[SeatResult]]:
     seats_of: dict[str, list[SeatResult]] = defaultdict(list)
     for r in results:
         seats_of[r.player_key].append(r)
-    found = await tx.fetch(
-        f"SELECT player_key, mu, sigma FROM ratings WHERE guild_id = $1 AND mode = $2"
-        f" AND player_key IN ({placeholders(len(seats_of), first=3)})",
-        guild_id, mode, *seats_of,
-    )  # fmt: skip
-    before = {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in found}
+    return seats_of
+
+
+async def _rate(tx: Transaction, guild_id: int, mode: str, results: Sequence[SeatResult], now: float) -> Moves:
+    """Update everyone's rating and running totals. Ranks are for humans only, as leaderboards are."""
+    seats_of = _by_key(results)
+    before = await _ratings(tx, ALL_TIME, guild_id, mode, seats_of)
     after = rate_game(mode, results, before)
     humans = [key for key, seats in seats_of.items() if not seats[0].is_bot]
     rank_before = {k: await rank(tx, guild_id, mode, before[k].ordinal) for k in humans if k in before}
-    await tx.executemany(
-        "INSERT INTO ratings (guild_id, mode, player_key, is_bot, name, mu, sigma, ordinal,"
-        " games, wins, points, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
-        " ON CONFLICT (guild_id, mode, player_key) DO UPDATE SET name = excluded.name,"
-        " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
-        " games = ratings.games + excluded.games, wins = ratings.wins + excluded.wins,"
-        " points = ratings.points + excluded.points, updated_at = excluded.updated_at",
-        [
-            (guild_id, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
-             after[key].ordinal, len(seats), sum(r.won for r in seats),
-             sum(r.final_score for r in seats), now)
-            for key, seats in seats_of.items()
-        ],
-    )  # fmt: skip
+    await _save_ratings(tx, ALL_TIME, guild_id, mode, seats_of, after, now)
     rank_after = {k: await rank(tx, guild_id, mode, after[k].ordinal) for k in humans}
     return {
         key: (
@@ -98,6 +90,60 @@ async def _rate(tx: Transaction, guild_id: int, mode: str, results: Sequence[Sea
         )
         for key in seats_of
     }
+
+
+async def _rate_in_season(
+    tx: Transaction, season_id: int, mode: str, results: Sequence[SeatResult], now: float
+) -> dict[str, float]:
+    """Rate the game again in the running season, from the season's own ratings (fresh ones for a
+    player new to it); each player key's season rating (ordinal) after it."""
+    seats_of = _by_key(results)
+    after = rate_game(mode, results, await _ratings(tx, SEASON, season_id, mode, seats_of))
+    await _save_ratings(tx, SEASON, season_id, mode, seats_of, after, now)
+    return {key: rating.ordinal for key, rating in after.items()}
+
+
+# The tables ratings are kept in, and the column that says whose board a row is on.
+ALL_TIME = ("ratings", "guild_id")
+SEASON = ("season_ratings", "season_id")
+
+
+async def _ratings(
+    tx: Transaction, board: tuple[str, str], owner: int, mode: str, seats_of: dict[str, list[SeatResult]]
+) -> dict[str, Rating]:
+    table, owner_column = board
+    found = await tx.fetch(
+        f"SELECT player_key, mu, sigma FROM {table} WHERE {owner_column} = $1 AND mode = $2"
+        f" AND player_key IN ({placeholders(len(seats_of), first=3)})",
+        owner, mode, *seats_of,
+    )  # fmt: skip
+    return {row["player_key"]: Rating(row["mu"], row["sigma"]) for row in found}
+
+
+async def _save_ratings(
+    tx: Transaction,
+    board: tuple[str, str],
+    owner: int,
+    mode: str,
+    seats_of: dict[str, list[SeatResult]],
+    after: dict[str, Rating],
+    now: float,
+) -> None:
+    table, owner_column = board
+    await tx.executemany(
+        f"INSERT INTO {table} ({owner_column}, mode, player_key, is_bot, name, mu, sigma, ordinal,"
+        " games, wins, points, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)"
+        f" ON CONFLICT ({owner_column}, mode, player_key) DO UPDATE SET name = excluded.name,"
+        " mu = excluded.mu, sigma = excluded.sigma, ordinal = excluded.ordinal,"
+        f" games = {table}.games + excluded.games, wins = {table}.wins + excluded.wins,"
+        f" points = {table}.points + excluded.points, updated_at = excluded.updated_at",
+        [
+            (owner, mode, key, int(seats[0].is_bot), seats[0].name, after[key].mu, after[key].sigma,
+             after[key].ordinal, len(seats), sum(r.won for r in seats),
+             sum(r.final_score for r in seats), now)
+            for key, seats in seats_of.items()
+        ],
+    )  # fmt: skip
 
 
 async def rank(tx: Transaction, guild_id: int, mode: str, ordinal: float) -> int:

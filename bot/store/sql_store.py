@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from bot.engine import Mode
-from bot.store import boards, games, replay, rows
+from bot.store import boards, games, replay, rows, seasons
 from bot.store.errors import DamagedGameError, StoreError, StoreUnavailable
 from bot.store.models import (
     UNCHANGED,
@@ -30,7 +30,12 @@ from bot.store.models import (
     PendingPost,
     PlayerStats,
     Post,
+    RatingPoint,
     Recovery,
+    RhythmDue,
+    Season,
+    SeasonPost,
+    SeasonRhythm,
     Seat,
     SeatResult,
     ShardSet,
@@ -221,11 +226,68 @@ class SqlStore(ABC):
         limit: int = 10,
         offset: int = 0,
         min_games: int = 5,
+        season_id: int | None = None,
     ) -> list[LeaderboardEntry]:
-        return await self._read(lambda tx: boards.leaderboard(tx, guild_id, mode, sort, limit, offset, min_games))
+        return await self._read(
+            lambda tx: boards.leaderboard(tx, guild_id, mode, sort, limit, offset, min_games, season_id)
+        )
 
-    async def player_stats(self, guild_id: int, user_id: int, mode: str | None = None) -> PlayerStats:
-        return await self._read(lambda tx: boards.player_stats(tx, guild_id, user_id, mode))
+    async def player_stats(
+        self, guild_id: int, user_id: int, mode: str | None = None, season_id: int | None = None
+    ) -> PlayerStats:
+        return await self._read(lambda tx: boards.player_stats(tx, guild_id, user_id, mode, season_id))
+
+    async def rating_history(self, guild_id: int, user_id: int, mode: str | None = None) -> list[RatingPoint]:
+        return await self._read(lambda tx: seasons.rating_history(tx, guild_id, user_id, mode))
+
+    # -- seasons ----------------------------------------------------------------------------------
+
+    async def start_season(
+        self,
+        guild_id: int,
+        name: str,
+        *,
+        channel_id: int,
+        started_at: float,
+        ends_at: float | None = None,
+        started_by: int | None = None,
+        rhythm: SeasonRhythm | None = None,
+    ) -> Season:
+        if not name.strip():
+            raise ValueError("a season needs a name")
+        if ends_at is not None and ends_at <= started_at:
+            raise ValueError("a season must end after it starts")
+        return await self._write(
+            lambda tx: seasons.start(tx, guild_id, name, channel_id, started_at, ends_at, started_by, rhythm)
+        )
+
+    async def end_season(self, season_id: int, ended_at: float, posts: Sequence[Post] = ()) -> Season | None:
+        post_rows = [(post.kind, replay.dumps(post.payload)) for post in posts]
+        return await self._write(lambda tx: seasons.end(tx, season_id, ended_at, post_rows))
+
+    async def seasons(self, guild_id: int) -> list[Season]:
+        return await self._read(lambda tx: seasons.of_guild(tx, guild_id))
+
+    async def due_seasons(self, now: float, shards: ShardSet | None = None) -> list[Season]:
+        return await self._read(lambda tx: seasons.due(tx, now, shards))
+
+    async def next_season_end(self, shards: ShardSet | None = None) -> float | None:
+        return await self._read(lambda tx: seasons.next_end(tx, shards))
+
+    async def set_season_rhythm(self, guild_id: int, rhythm: SeasonRhythm | None, channel_id: int | None) -> None:
+        if rhythm is not None and channel_id is None:
+            raise ValueError("a rhythm needs the channel its podiums go to")
+        now = time.time()
+        await self._write(lambda tx: seasons.set_rhythm(tx, guild_id, rhythm, channel_id, now))
+
+    async def season_rhythm(self, guild_id: int) -> SeasonRhythm | None:
+        return await self._read(lambda tx: seasons.rhythm_of(tx, guild_id))
+
+    async def rhythms_due(self, name: str, shards: ShardSet | None = None) -> list[RhythmDue]:
+        return await self._read(lambda tx: seasons.rhythms_due(tx, name, shards))
+
+    async def pending_season_posts(self, shards: ShardSet | None = None) -> list[SeasonPost]:
+        return await self._read(lambda tx: seasons.pending_posts(tx, shards))
 
     # -- server settings --------------------------------------------------------------------------
 

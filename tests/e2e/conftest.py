@@ -447,6 +447,16 @@ async def game_over_message(spades: Spades, channel: FakeChannel) -> FakeMessage
     return await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("## 🏆"))
 
 
+async def play_game(spades: Spades, channel: FakeChannel, players: Sequence[FakeUser], **options: Any) -> FakeMessage:
+    """A whole game, lobby to end (one hand with a nil, to 50 with mercy 50); its game-over post."""
+    mark = spades.fake.checkpoint()
+    table = await start_game(spades, channel, players, **{"target": 50, "mercy": 50, **options})
+    await table.play_moves()
+    return await spades.fake.wait_for_message(
+        channel, lambda m: m.content.startswith("## 🏆") and m.content.splitlines()[0].endswith(("win!", "wins!")),
+        after=mark)
+
+
 @pytest.fixture
 def bot_env() -> dict[str, str]:
     """Extra environment for the bot (over TEST_ENV); override with parametrize."""

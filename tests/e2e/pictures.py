@@ -4,6 +4,8 @@ The bot runs as it ships against the fake Discord (two people and a computer pla
 the pictures are drawn from the messages the bot really sent, by `tests/fake_discord/picture.py`:
 `table.png` (the table and the player's private panel in the middle of a hand), `game-over.png`
 (the last hand's summary and the game-over post with its chart) and `scores.png` (the chart itself).
+Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)
+and `stats.png` (`/spades stats` with its card: the season beside all time, a rating line per season).
 """
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message
-from tests.fake_discord import BotProcess, FakeDiscord
+from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message, play_game
+from tests.fake_discord import BotProcess, FakeDiscord, FakeUser
 from tests.fake_discord.screenshot import channel_png
 
 
@@ -59,11 +61,31 @@ async def play(folder: Path) -> None:
             await asyncio.sleep(0.5)
             (folder / "game-over.png").write_bytes(channel_png(fake, alice, channel, last=2))
             (folder / "scores.png").write_bytes(over.attachments[0].data)
+            await seasons(spades, folder, alice, bob)
     finally:
         for bot in bots:
             bot.kill()
             await bot.wait_exit()
         await fake.stop()
+
+
+async def seasons(spades: Spades, folder: Path, alice: FakeUser, bob: FakeUser) -> None:
+    """A season of two games and its podium, then a second season under way, and Alice's stats."""
+    fake, owner = spades.fake, spades.owner
+    carol, dave = spades.member("Carol"), spades.member("Dave")
+    league = spades.channel("league")
+    await spades.command(owner, league, "season start", name="Spring")
+    for players in ([alice, bob, carol], [carol, alice, bob]):
+        await play_game(spades, league, players)
+    await spades.command(owner, league, "season end")
+    podium = await fake.wait_for_message(league, lambda m: m.content.startswith("## 🏆 Season"))
+    await fake.wait_until(lambda: podium.attachments, 5, "the podium's picture")
+    (folder / "podium.png").write_bytes(channel_png(fake, alice, league, last=1))
+    await spades.command(owner, league, "season start", name="Summer")
+    for players in ([alice, dave, bob], [dave, bob, alice]):
+        await play_game(spades, league, players)
+    await spades.command(alice, league, "stats")
+    (folder / "stats.png").write_bytes(channel_png(fake, alice, league, last=1))
 
 
 if __name__ == "__main__":

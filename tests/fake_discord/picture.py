@@ -210,7 +210,19 @@ def _tile(d: ImageDraw.ImageDraw, s: int) -> None:
     d.rounded_rectangle((s * 0.1, s * 0.1, s * 0.9, s * 0.9), s * 0.2, fill=(110, 114, 124))
 
 
+def _medal(colour: Colour, rim: Colour) -> Callable[[ImageDraw.ImageDraw, int], None]:
+    def paint(d: ImageDraw.ImageDraw, s: int) -> None:
+        d.polygon([(s * 0.2, 0), (s * 0.42, 0), (s * 0.6, s * 0.45), (s * 0.4, s * 0.5)], fill=(70, 110, 200))
+        d.polygon([(s * 0.8, 0), (s * 0.58, 0), (s * 0.4, s * 0.45), (s * 0.6, s * 0.5)], fill=(220, 60, 70))
+        d.ellipse((s * 0.18, s * 0.34, s * 0.82, s * 0.98), fill=rim)
+        d.ellipse((s * 0.26, s * 0.42, s * 0.74, s * 0.9), fill=colour)
+
+    return paint
+
+
 EMOJI: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
+    "🥇": _medal(GOLD, DARK_GOLD), "🥈": _medal((205, 210, 218), (150, 156, 166)),
+    "🥉": _medal((215, 135, 60), (160, 95, 40)),
     "🏆": _trophy, "🃏": _joker, "✅": _check, "✔": _check, "❌": _cross, "✖": _cross, "❤": _heart,
     "▶": _play, "🔁": _repeat, "⚠": _warning,
     "⭐": lambda d, s: _star(d, s / 2, s * 0.54, s * 0.46, GOLD),

@@ -1,0 +1,61 @@
+"""`/spades season`: start, end and list the seasons of this server's leaderboard.
+
+Starting and ending need Manage Server (a nested group can't carry Discord's own permission
+default, so it is checked here); the list is for everyone, since its names are what
+`/spades leaderboard season:` takes.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+
+from bot.discord_ui.commands import _channel_id, _guild_id
+from bot.discord_ui.handlers import is_server_manager
+from bot.discord_ui.season_render import ended_text, list_text, started_text
+from bot.service import Refusal
+from bot.service.seasons import NAME_LIMIT
+
+if TYPE_CHECKING:
+    from bot.discord_ui.client import SpadesBot
+
+    Command = discord.Interaction[SpadesBot]
+
+PODIUM_CHANNELS = (discord.ChannelType.text, discord.ChannelType.news)
+
+
+def _require_manager(interaction: Command, what: str) -> None:
+    if not is_server_manager(interaction):
+        raise Refusal(f"Only members with Manage Server can {what}.")
+
+
+class SeasonCommands(app_commands.Group, name="season", description="Seasons of this server's leaderboard"):
+    @app_commands.command(description="Manage Server: start a season; everyone starts it with a fresh rating")
+    @app_commands.describe(name="what to call it, e.g. Spring 2026",
+                           end="when it ends, in UTC: 2026-12-31 (as that day ends) or 2026-12-31 18:00; "
+                               "default: when you end it",
+                           channel="where its podium is posted when it ends (default: this channel)")
+    async def start(self, interaction: Command, name: app_commands.Range[str, 1, NAME_LIMIT], end: str | None = None,
+                    channel: app_commands.AppCommandChannel | None = None) -> None:
+        _require_manager(interaction, "start a season")
+        if channel is not None and channel.type not in PODIUM_CHANNELS:
+            raise Refusal("A podium needs a text channel: pick one, or leave `channel` out to use this one.")
+        podium_channel = channel.id if channel is not None else _channel_id(interaction)
+        season = await interaction.client.seasons.start(_guild_id(interaction), podium_channel, interaction.user.id,
+                                                        name, end)
+        await interaction.response.send_message(started_text(season))
+
+    @app_commands.command(description="Manage Server: end the running season now and post its podium")
+    async def end(self, interaction: Command) -> None:
+        _require_manager(interaction, "end a season")
+        season = await interaction.client.seasons.end(_guild_id(interaction))
+        await interaction.response.send_message(ended_text(season))
+
+    @app_commands.command(name="list", description="This server's seasons, the running one and past ones")
+    async def list_seasons(self, interaction: Command) -> None:
+        seasons = interaction.client.seasons
+        guild_id = _guild_id(interaction)
+        await interaction.response.send_message(list_text(await seasons.seasons(guild_id),
+                                                          await seasons.rhythm(guild_id)), ephemeral=True)

@@ -4,7 +4,10 @@ people who see only what a person sees (`load_players.py`): three to a channel, 
 (`/spades new`, Join, `/spades join`, Start, or every other game Rematch ×3), press **My hand** once
 each and wait for their private panel to say it's their turn; then one click on it (one move in four
 by `/spades bid` / `/spades play` instead). Games go to 50 with mercy 50, so about one hand each.
-The fake times every acknowledgement: interaction sent on the gateway → callback received.
+The fake times every acknowledgement: interaction sent on the gateway → callback received. It
+enforces Discord's rate limits (50 counted calls a second per token, per-route buckets, 429s with
+Discord's headers) unless `--no-limits`; each row gives the REST calls per interaction by kind, the
+calls that counted against the global limit per interaction and per second, and the 429s received.
 
 Two modes:
 - closed loop (default): `--games` channels (50, so 150 people) all act as soon as they can, for
@@ -70,6 +73,7 @@ sys.path.insert(0, str(ROOT))
 from load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
 
 from tests.fake_discord import BotProcess, FakeInteraction  # noqa: E402
+from tests.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
 
 CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}
 PG_MISSING = "PostgreSQL configurations need tests/pg.py (the PostgreSQL store)"
@@ -151,6 +155,9 @@ class Window:
     machine_cpu: float = field(default_factory=machine_busy_seconds)
     bot_cpu: list[float | None] = field(default_factory=list)
     requests: Counter[str] = field(default_factory=Counter)
+    calls: Counter[str] = field(default_factory=Counter)  # REST calls by kind (the fake's counters)
+    counted_calls: int = 0  # of them, those against the token's global limit
+    limited: int = 0  # 429s answered
     errors: int = 0
     tally: Tally = field(default_factory=Tally)  # its counts only
     unexpected: int = 0
@@ -159,6 +166,7 @@ class Window:
         fake, tally = self.world.fake, self.world.tally
         self.bot_cpu = self.world.bot_cpu()
         self.requests = Counter(fake.request_counts)
+        self.calls, self.counted_calls, self.limited = Counter(fake.calls_by_kind), fake.global_calls, fake.count_429s()
         self.errors = len(fake.errors)
         self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
         self.unexpected = len(tally.unexpected)
@@ -172,6 +180,7 @@ class Window:
         rest = Counter(fake.request_counts)
         rest.subtract(self.requests)
         figures = latency_figures(interactions)
+        figures.update(rest_figures(fake, self, len(interactions), elapsed))
         protocol_errors = fake.errors[self.errors:]
         unexpected = tally.unexpected[self.unexpected:]
         figures.update({
@@ -193,6 +202,21 @@ class Window:
         figures["bot_cpu_ms_per_interaction"] = (round(1000 * sum(known) / len(interactions), 2)
                                                  if interactions and len(known) == len(bot_cpu) else None)
         return figures
+
+
+def rest_figures(fake: LoadDiscord, since: Window, interactions: int, elapsed: float) -> dict[str, Any]:
+    """What the bot asked of Discord per interaction, by kind, and what counted against the token's
+    global limit (everything but interaction callbacks and webhooks); the 429s it received."""
+    calls = Counter(fake.calls_by_kind)
+    calls.subtract(since.calls)
+    counted = fake.global_calls - since.counted_calls
+    return {
+        "rest_per_interaction": {kind: round(n / interactions, 3) for kind, n in sorted(calls.items()) if n > 0}
+        if interactions else {},
+        "counted_calls_per_interaction": round(counted / interactions, 3) if interactions else None,
+        "counted_calls_per_s": round(counted / elapsed, 1) if elapsed else None,
+        "answered_429": fake.count_429s() - since.limited,
+    }
 
 
 async def drain(interactions: Sequence[FakeInteraction]) -> None:
@@ -246,7 +270,8 @@ async def running(args: argparse.Namespace, table_count: int) -> AsyncIterator[W
     synchronous, log_path = args.synchronous, args.log
     backend, processes = CONFIGS[args.config]
     tally = Tally()
-    fake = LoadDiscord(recommended_shards=processes, rest_latency=args.rest_latency_ms / 1000)
+    limits = NO_LIMITS if args.no_limits else DISCORD_LIMITS
+    fake = LoadDiscord(recommended_shards=processes, rest_latency=args.rest_latency_ms / 1000, **limits)
     await fake.start()
     world = World(fake, [], tally)
     with tempfile.TemporaryDirectory() as name, contextlib.ExitStack() as stack:
@@ -271,7 +296,8 @@ async def running(args: argparse.Namespace, table_count: int) -> AsyncIterator[W
                 env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
                 if processes > 1:
                     env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
-                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env)  # the path names its log only
+                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env,  # the path names its log only
+                                 cwd=args.bot_root)
                 world.bots.append(bot)
                 await bot.start()  # one after the other: the first migrates the database
                 await bot.wait_ready(120.0)
@@ -452,7 +478,8 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
     figures: dict[str, Any] = {
         "bench": "load", "config": args.config, "mode": "open" if rates else "closed",
         "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": args.refresh_interval,
-        "rest_latency_ms": args.rest_latency_ms,
+        "rest_latency_ms": args.rest_latency_ms, "discord_limits": not args.no_limits,
+        "bot_root": str(args.bot_root) if args.bot_root else "this checkout",
     }
     if rates:
         results = await open_loop(args, rates, seconds)
@@ -486,6 +513,11 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--synchronous", choices=("full", "normal"), default="full",
                         help="sqlite-1: the database's durability (DATABASE_URL ?synchronous=)")
     parser.add_argument("--log", type=Path, help="also write the bots' logs to this file")
+    parser.add_argument("--no-limits", action="store_true",
+                        help="a fake that never says no (Discord's global and route limits off), to compare "
+                             "the bot's CPU with code that doesn't pace itself")
+    parser.add_argument("--bot-root", type=Path,
+                        help="run the bot from this checkout instead (a baseline: git worktree add /tmp/base 7c708de)")
     parser.add_argument("--refresh-interval", type=float, default=1.0,
                         help="the bots' REFRESH_INTERVAL: each game's table and panels edited at most this often"
                              " (1, as in production)")

@@ -20,6 +20,7 @@ import aiohttp
 import discord
 
 from bot.discord_ui.views import closed_panel_view, panel_view
+from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import SeatView
 from bot.service import LiveGame, Refusal
 
@@ -49,7 +50,8 @@ class Panel:
 class PanelSet:
     """The open panels of one game, by user id."""
 
-    def __init__(self, life: float = PANEL_LIFE, retry_first: float = 1.0) -> None:
+    def __init__(self, pace: WebhookPace, life: float = PANEL_LIFE, retry_first: float = 1.0) -> None:
+        self.pace = pace
         self.life = life
         self.open: dict[int, Panel] = {}
         self.retry_at: float | None = None  # an edit failed for a moment: refresh again then
@@ -67,16 +69,23 @@ class PanelSet:
         return None if old is None or same_message else old
 
     async def refresh(self, live: LiveGame, view_for: Callable[[int], SeatView]) -> None:
-        """Bring every panel to the game's state."""
+        """Bring every panel to the game's state. One whose webhook has had its share of edits
+        lately waits its turn (a player who types commands never renews it) without holding up
+        the others."""
         now = time.monotonic()
-        failed = False
+        failed, later = False, None
         for user_id, panel in list(self.open.items()):
             if panel.shown_token == live.token and live.active:
                 continue
             if now - panel.opened >= self.life:
                 continue  # about to sleep: left to put_to_sleep
+            wait = self.pace.ready_in(panel.interaction)
+            if wait > 0:
+                later = wait if later is None else min(later, wait)
+                continue
             token = live.token  # what the panel shows: the game may move on while it is sent
             try:
+                self.pace.spend(panel.interaction)
                 await panel.interaction.edit_original_response(view=panel_view(live, view_for(user_id)))
                 panel.shown_token = token
             except (Refusal, discord.HTTPException, *TRANSIENT) as error:
@@ -89,7 +98,8 @@ class PanelSet:
             self._retry_delay = min(max(self._retry_delay * 2, self._retry_first), RETRY_MAX)
             self.retry_at = time.monotonic() + self._retry_delay
         else:
-            self.retry_at, self._retry_delay = None, 0.0
+            self._retry_delay = 0.0
+            self.retry_at = None if later is None else time.monotonic() + later
 
     def retry_due(self) -> bool:
         return self.retry_at is not None and self.retry_at <= time.monotonic()

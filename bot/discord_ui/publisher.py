@@ -36,7 +36,7 @@ from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
 from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
 from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
-from bot.discord_ui.webhooks import FreshWebhooks, Via
+from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, seat_view
 from bot.service import (
     ActedForPlayer,
@@ -63,6 +63,7 @@ log = logging.getLogger(__name__)
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST = 1.0
+TABLE_MIN_GAP = 0.5  # seconds between two edits of a table, however fast the panels go
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
@@ -85,6 +86,8 @@ class Desk:
     queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
     last_refresh: float = 0.0
+    last_table: float = 0.0  # when the table was last brought up to date
+    table_stale: bool = False  # it was left behind to keep its pace: an edit is due at last_table + gap
     table_id: int | None = None  # the table message this worker last knew of
     table_via: Via | None = None  # the webhook that posted it, while it can edit it
     below_table: int = 0  # messages posted under the table since it was posted
@@ -106,11 +109,13 @@ class Publisher:
         self.panel_life = panel_life
         self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
+        self.table_gap = max(refresh_interval, TABLE_MIN_GAP)  # panels may go faster: each has its webhook
         self.channel_lost_timeout = channel_lost_timeout
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
+        self.pace = WebhookPace()  # edits through each interaction's webhook lately
 
     @property
     def games(self) -> GameService:
@@ -121,7 +126,7 @@ class Publisher:
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
         desk = self._desks.get(live.game_id)
         if desk is None:
-            desk = self._desks[live.game_id] = Desk(panels=PanelSet(self.panel_life, self.refresh_interval))
+            desk = self._desks[live.game_id] = Desk(panels=PanelSet(self.pace, self.panel_life, self.refresh_interval))
             desk.task = asyncio.create_task(self._work(live.game_id, desk))
         if desk.table_id is None:
             desk.table_id = live.table_message_id
@@ -178,11 +183,13 @@ class Publisher:
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
             try:
-                live, item = await asyncio.wait_for(desk.queue.get(), desk.panels.next_timer())
+                live, item = await asyncio.wait_for(desk.queue.get(), self._next_timer(desk))
             except TimeoutError:
                 await desk.panels.put_to_sleep()
-                if desk.panels.retry_due() and desk.live is not None:
+                if desk.live is not None and desk.panels.retry_due():
                     await self._refresh_panels(desk, desk.live)
+                if desk.live is not None and desk.table_stale and self._table_due_in(desk) == 0:
+                    await self._refresh_table(desk, desk.live, repost=False)
                 continue
             desk.busy, desk.live = True, live
             refresh = repost = False
@@ -440,12 +447,34 @@ class Publisher:
                 await self._guard(desk, live, lambda: self._post_lobby(live))
             return
         # Panels first: they don't count against the global limit, so they never wait on the table.
+        # The table keeps its own pace (a burst of moves is one edit); it is never left behind
+        # when it must be posted, or shows the end of the game.
         await self._refresh_panels(desk, live)
-        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        if repost or desk.table_id is None or not live.active or self._table_due_in(desk) == 0:
+            await self._refresh_table(desk, live, repost)
+        else:
+            desk.table_stale = True
         await self._send_owed_dms(desk, live)
         if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
             (ping_id, _, via), desk.ping = desk.ping, None
             await self._delete(live.channel_id, ping_id, via)
+
+    async def _refresh_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
+        desk.table_stale = False
+        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        desk.last_table = time.monotonic()
+
+    def _table_due_in(self, desk: Desk) -> float:
+        """Seconds until the table may be edited again: its pace, and its webhook's share of edits."""
+        via = desk.table_via
+        webhook = self.pace.ready_in(via.interaction) if via is not None else 0.0
+        return max(0.0, desk.last_table + self.table_gap - time.monotonic(), webhook)
+
+    def _next_timer(self, desk: Desk) -> float | None:
+        """Seconds until a panel must sleep or be tried again, or the table is due (None: nothing)."""
+        timers = [t for t in (desk.panels.next_timer(), self._table_due_in(desk) if desk.table_stale else None)
+                  if t is not None]
+        return min(timers) if timers else None
 
     async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
@@ -485,6 +514,7 @@ class Publisher:
         so a refresh that waited for the budget shows what arrived meanwhile."""
         try:
             if via is not None and via.alive(time.monotonic()):
+                self.pace.spend(via.interaction)
                 await via.interaction.followup.edit_message(table, view=table_view(live))
             else:
                 await self.budget.take(Priority.TABLE)

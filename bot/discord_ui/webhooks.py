@@ -8,7 +8,7 @@ token's global limit. The publisher posts tables and turn mentions through the n
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +17,7 @@ import discord
 FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new message (edited for 15 min)
 WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
 CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
+EDITS_PER_WINDOW, WINDOW = 4, 2.0  # Discord takes 5 edits per 2 s through one interaction's webhook
 _LENDING = (discord.InteractionType.application_command, discord.InteractionType.component)
 
 
@@ -52,3 +53,28 @@ class FreshWebhooks:
         if via is None or time.monotonic() - via.issued >= FOLLOW_UP_FRESH or not via.interaction.response.is_done():
             return None
         return via
+
+
+class WebhookPace:
+    """Edits made through each interaction's webhook lately. A panel and the table may ride on the
+    same one; an edit that would exhaust its bucket is put off (the caller tries again once
+    `ready_in` has passed) rather than waited for, which would hold up every other panel of the game."""
+
+    def __init__(self) -> None:
+        self._sent: dict[str, deque[float]] = {}
+
+    def ready_in(self, interaction: discord.Interaction[Any]) -> float:
+        """Seconds until an edit through this interaction's webhook keeps within its bucket."""
+        sent = self._sent.get(interaction.token)
+        if sent is None:
+            return 0.0
+        now = time.monotonic()
+        while sent and now - sent[0] >= WINDOW:
+            sent.popleft()
+        return 0.0 if len(sent) < EDITS_PER_WINDOW else sent[0] + WINDOW - now
+
+    def spend(self, interaction: discord.Interaction[Any]) -> None:
+        now = time.monotonic()
+        if len(self._sent) > CHANNELS_KEPT:  # forget tokens with nothing recent (bounded memory)
+            self._sent = {t: d for t, d in self._sent.items() if d and now - d[-1] < WINDOW}
+        self._sent.setdefault(interaction.token, deque()).append(now)

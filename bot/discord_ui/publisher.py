@@ -186,10 +186,8 @@ class Publisher:
                 live, item = await asyncio.wait_for(desk.queue.get(), self._next_timer(desk))
             except TimeoutError:
                 await desk.panels.put_to_sleep()
-                if desk.live is not None and desk.panels.retry_due():
-                    await self._refresh_panels(desk, desk.live)
-                if desk.live is not None and desk.table_stale and self._table_due_in(desk) == 0:
-                    await self._refresh_table(desk, desk.live, repost=False)
+                if desk.live is not None and await self._catch_up(game_id, desk, desk.live):
+                    return
                 continue
             desk.busy, desk.live = True, live
             refresh = repost = False
@@ -211,11 +209,27 @@ class Publisher:
                 await self._refresh(desk, live, repost)
                 desk.last_refresh = time.monotonic()
             desk.busy = False
-            if not live.active and desk.queue.empty():
-                self._desks.pop(game_id, None)  # nothing per game outlives the game
-                if self._channels.get(live.channel_id) == game_id:
-                    del self._channels[live.channel_id]
+            if self._done_with(game_id, desk, live):
                 return
+
+    async def _catch_up(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
+        """What was put off is due: a panel to try again, the table at its pace. True once the
+        game is done with."""
+        if desk.panels.retry_due():
+            await self._refresh_panels(desk, live)
+        if desk.table_stale and self._table_due_in(desk) == 0:
+            await self._refresh_table(desk, live, repost=False)
+        return self._done_with(game_id, desk, live)
+
+    def _done_with(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
+        """A game that has ended and shows its end everywhere (no panel or table put off for
+        later): nothing per game outlives it."""
+        if live.active or not desk.queue.empty() or desk.panels.retry_at is not None or desk.table_stale:
+            return False
+        self._desks.pop(game_id, None)
+        if self._channels.get(live.channel_id) == game_id:
+            del self._channels[live.channel_id]
+        return True
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
         """Run `work`, retrying passing faults with backoff. False if it was given up."""

@@ -24,6 +24,13 @@ from bot.service.seasons import SeasonService
 log = logging.getLogger("bot")
 
 
+def spades_group() -> SpadesCommands:
+    """/spades with every subcommand, the nested groups included."""
+    group = SpadesCommands()
+    group.add_command(SeasonCommands())
+    return group
+
+
 class SpadesBot(discord.Client):
     """Only guild and guild-message events are needed (the latter to notice what buries a table);
     no privileged intent. Mentions are off everywhere unless a message pings a player on purpose.
@@ -74,9 +81,7 @@ class SpadesBot(discord.Client):
         return self._click_handlers
 
     async def setup_hook(self) -> None:
-        commands = SpadesCommands()
-        commands.add_command(SeasonCommands())
-        self.tree.add_command(commands)
+        self.tree.add_command(spades_group())
         self.add_dynamic_items(*BUTTON_KINDS)
         if self.sync_commands:
             await self._sync_commands()

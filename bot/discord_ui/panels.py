@@ -81,6 +81,7 @@ class PanelSet:
                 continue  # about to sleep: left to put_to_sleep
             wait = self.pace.ready_in(panel.interaction)
             if wait > 0:
+                log.debug("game %s: a panel's webhook has had its edits; %.2f s to wait", live.game_id, wait)
                 later = wait if later is None else min(later, wait)
                 continue
             token = live.token  # what the panel shows: the game may move on while it is sent

@@ -17,7 +17,7 @@ import discord
 FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new message (edited for 15 min)
 WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
 CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
-EDITS_PER_WINDOW, WINDOW = 4, 2.0  # Discord takes 5 edits per 2 s through one interaction's webhook
+EDITS_PER_WINDOW, WINDOW = 4, 2.0  # Discord takes 5 per 2 s; the 5th (remaining 0) makes discord.py hold the caller
 _LENDING = (discord.InteractionType.application_command, discord.InteractionType.component)
 
 

@@ -37,7 +37,7 @@ TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
 Phase = Literal["bid", "play", "hidden"]
 Style = Literal["command", "panel"]
-ROTATION: tuple[Style, ...] = ("panel", "command", "panel")
+ROTATION: tuple[Style, ...] = ("panel", "command", "panel", "panel")  # every player types now and then
 
 
 def card_code(label: str) -> str:

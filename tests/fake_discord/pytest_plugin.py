@@ -4,7 +4,7 @@ Wire with `pytest_plugins = ["tests.fake_discord.pytest_plugin"]` in the root co
 Fixtures:
 - `fake_discord`: a started FakeDiscord; teardown fails the test if a protocol error was recorded.
   `@pytest.mark.fake_discord(**options)` passes options to FakeDiscord, e.g. Discord's rate limits
-  off: `@pytest.mark.fake_discord(**NO_LIMITS)` (from tests.fake_discord.ratelimits).
+  on: `@pytest.mark.fake_discord(**DISCORD_LIMITS)` (from tests.fake_discord.ratelimits).
 - `bot_runner`: async factory `await bot_runner(db_path=None, extra_env=None, **kw) -> BotProcess`
   that starts `python -m bot` against `fake_discord`; every process is killed at teardown.
   `readies=N` waits for N READYs (a process running N shards).

@@ -33,8 +33,8 @@ from aiohttp import web
 
 GLOBAL_RATE = 50  # requests per second per bot token (documented by Discord)
 DEFAULT_ROUTE_RATE = 50  # per second per route, for those not in ROUTE_LIMITS: as wide as the global limit
-# FakeDiscord(**DISCORD_LIMITS) or @pytest.mark.fake_discord(**DISCORD_LIMITS): Discord's limits on (the
-# default); NO_LIMITS: a fake that never says no.
+# FakeDiscord(**DISCORD_LIMITS) or @pytest.mark.fake_discord(**DISCORD_LIMITS): Discord's limits on;
+# NO_LIMITS (the default): a fake that never says no.
 DISCORD_LIMITS: Mapping[str, Any] = {"global_rate": GLOBAL_RATE, "route_limits": True}
 NO_LIMITS: Mapping[str, Any] = {"global_rate": None, "route_limits": False}
 SCOPES = ("global", "user", "shared")  # X-RateLimit-Scope: the bot's own bucket is "user"

@@ -63,7 +63,6 @@ log = logging.getLogger(__name__)
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST = 1.0
-TABLE_MIN_GAP = 0.5  # seconds between two edits of a table, however fast the panels go
 DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
@@ -109,7 +108,6 @@ class Publisher:
         self.panel_life = panel_life
         self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
-        self.table_gap = max(refresh_interval, TABLE_MIN_GAP)  # panels may go faster: each has its webhook
         self.channel_lost_timeout = channel_lost_timeout
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
@@ -482,7 +480,7 @@ class Publisher:
         """Seconds until the table may be edited again: its pace, and its webhook's share of edits."""
         via = desk.table_via
         webhook = self.pace.ready_in(via.interaction) if via is not None else 0.0
-        return max(0.0, desk.last_table + self.table_gap - time.monotonic(), webhook)
+        return max(0.0, desk.last_table + self.refresh_interval - time.monotonic(), webhook)
 
     def _next_timer(self, desk: Desk) -> float | None:
         """Seconds until a panel must sleep or be tried again, or the table is due (None: nothing)."""

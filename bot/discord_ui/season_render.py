@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from discord.utils import escape_markdown
 
 from bot.discord_ui.podium import Standing, podium_png, stats_card_png
-from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, plural
+from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural
 from bot.service import LeaderboardEntry, PlayerStats
 from bot.service.seasons import ALL_TIME, PlayerCard, Podium
 from bot.store import Season, SeasonRhythm
@@ -84,7 +84,7 @@ def board_label(season: Season | None, any_seasons: bool) -> str:
 
 
 def _rating(entry: LeaderboardEntry) -> str:
-    return f"rating {entry.rating:.1f}"
+    return f"rating {number(entry.rating, '.1f')}"
 
 
 def podium_text(podium: Podium) -> str:
@@ -120,8 +120,9 @@ def season_stats_text(season: Season, stats: PlayerStats) -> str:
              f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried} · "
              f"bags per hand {stats.bags_per_hand:.2f}"]
     for rating in stats.ratings:
-        shown = (f"rating {rating.rating:.1f}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
-                 else f"rating {rating.rating:.1f}, provisional ({rating.games} of {PROVISIONAL_GAMES} games)")
+        shown = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
+                 else f"rating {number(rating.rating, '.1f')}, provisional ({rating.games} of "
+                      f"{plural(PROVISIONAL_GAMES, 'game')})")
         lines.append(f"{rating.mode} this season: {shown}")
     return "\n".join(lines)
 
@@ -145,9 +146,9 @@ def card_picture(name: str, guild_name: str, card: PlayerCard) -> bytes:
     figures = [(label, [column[row] for column in columns]) for row, label in enumerate(labels)]
     all_time = [point.rating for point in card.history]
     lines: dict[int, list[tuple[int, float]]] = {}
-    for number, point in enumerate(card.history, start=1):
+    for game_number, point in enumerate(card.history, start=1):
         if point.season_id is not None and point.season_rating is not None:
-            lines.setdefault(point.season_id, []).append((number, point.season_rating))
+            lines.setdefault(point.season_id, []).append((game_number, point.season_rating))
     seasons = [(card.season_names.get(season_id, "?"), points) for season_id, points in lines.items()]
     chart_title = f"Rating over time · {MODE_TITLES[card.mode]}" if card.mode is not None else "Rating over time"
     return stats_card_png(name, f"Spades on {guild_name}", headers, figures, chart_title, all_time, seasons)

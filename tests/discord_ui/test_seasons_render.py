@@ -64,10 +64,10 @@ def test_the_podium_post_names_three_per_mode_and_escapes_markdown() -> None:
     text = podium_text(Podium(season("Spring *2026*", ended_at=DEC_1), boards, 3))
     lines = text.splitlines()
     assert lines[0] == "## 🏆 Season “Spring \\*2026\\*” is over" and lines[1] == "2026-11-01 to 2026-11-30"
-    assert lines[2:6] == ["**Cutthroat**", "🥇 **p1** — rating 19.0 · 3 of 4 games won · 900 points",
-                          "🥈 **p2** — rating 18.0 · 2 of 4 games won · 800 points",
-                          "🥉 **p3** — rating 17.0 · 1 of 4 games won · 700 points"]
-    assert lines[6:8] == ["**Solo**", "🥇 **a\\_b\\*** — rating 19.0 · 3 of 4 games won · 900 points"]
+    assert lines[2:6] == ["**Cutthroat**", "🥇 **p1** — rating 19.0 · 3 of 4\u00a0games won · 900\u00a0points",
+                          "🥈 **p2** — rating 18.0 · 2 of 4\u00a0games won · 800\u00a0points",
+                          "🥉 **p3** — rating 17.0 · 1 of 4\u00a0games won · 700\u00a0points"]
+    assert lines[6:8] == ["**Solo**", "🥇 **a\\_b\\*** — rating 19.0 · 3 of 4\u00a0games won · 900\u00a0points"]
     empty = podium_text(Podium(season(ended_at=DEC_1), (), 3))
     assert "nobody is on its podium" in empty and "picture" not in empty
 

@@ -76,7 +76,7 @@ async def test_a_season_from_start_to_podium_also_across_a_stop(spades: Spades) 
     refused(await spades.command(bob, first, "leaderboard", season="Winter"), "no season “Winter”")
 
     stats = await spades.command(carol, first, "stats", user=alice)
-    assert stats.content.startswith("**Alice** — 2 games") and "**Season “Summer”**: 1 game" in stats.content
+    assert stats.content.startswith("**Alice** — 2\u00a0games") and "**Season “Summer”**: 1\u00a0game" in stats.content
     [card] = stats.attachments
     assert card.filename == "stats.png" and card.data.startswith(b"\x89PNG")
     in_spring = await spades.command(dave, first, "stats", season="Spring")

@@ -51,9 +51,10 @@ async def play(folder: Path) -> None:
             while True:  # into the second hand, to a moment when it is Alice's turn to play
                 turn = await table.whose_turn()
                 assert turn is not None
-                if turn.user is alice and turn.phase == "play" and "hand 2" in turn.panel.text and "Trick 4" in (
-                        table.table_message().text):
-                    break
+                if turn.user is alice and turn.phase == "play" and "hand 2" in turn.panel.text:
+                    shown = await table.wait_table(lambda m: "▶ **Alice** to play" in m.text, "the table to catch up")
+                    if "Trick 4" in shown.text:
+                        break
                 await table.act(turn, "panel")
             (folder / "table.png").write_bytes(channel_png(fake, alice, channel, last=2))
             await table.play_moves(style="panel")

@@ -18,6 +18,7 @@ from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.views import BUTTON_KINDS
+from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
 from bot.service.seasons import SeasonService
 
@@ -39,7 +40,8 @@ class SpadesBot(discord.Client):
 
     def __init__(self, *, dev_guild_id: int | None = None, sync_commands: bool = True,
                  refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 global_rate: float = TOKEN_GLOBAL_RATE, **options: Any) -> None:
+                 global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
+                 **options: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
         intents = discord.Intents.none()
         intents.guilds = True
@@ -51,7 +53,8 @@ class SpadesBot(discord.Client):
         self.tree: app_commands.CommandTree[SpadesBot] = app_commands.CommandTree(self)
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
         self.publisher = Publisher(self, refresh_interval=refresh_interval,
-                                   channel_lost_timeout=channel_lost_timeout, global_rate=global_rate)
+                                   channel_lost_timeout=channel_lost_timeout, global_rate=global_rate,
+                                   webhook_edits=webhook_edits)
         self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
         self._service: GameService | None = None
         self._seasons: SeasonService | None = None

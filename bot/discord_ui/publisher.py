@@ -36,7 +36,7 @@ from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
 from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
 from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
-from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
+from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, seat_view
 from bot.service import (
     ActedForPlayer,
@@ -102,7 +102,8 @@ class Desk:
 
 class Publisher:
     def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE) -> None:
+                 panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE,
+                 webhook_edits: int = EDITS_PER_WINDOW) -> None:
         self.client = client
         self.budget = RestBudget(global_rate)  # every call below that counts against the token's limit
         self.panel_life = panel_life
@@ -113,7 +114,7 @@ class Publisher:
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
-        self.pace = WebhookPace()  # edits through each interaction's webhook lately
+        self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
 
     @property
     def games(self) -> GameService:

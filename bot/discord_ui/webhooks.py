@@ -60,20 +60,23 @@ class WebhookPace:
     same one; an edit that would exhaust its bucket is put off (the caller tries again once
     `ready_in` has passed) rather than waited for, which would hold up every other panel of the game."""
 
-    def __init__(self) -> None:
+    def __init__(self, limit: int = EDITS_PER_WINDOW) -> None:
+        self.limit = limit  # edits per WINDOW; 0: no pacing (a test double that enforces no limit)
         self._sent: dict[str, deque[float]] = {}
 
     def ready_in(self, interaction: discord.Interaction[Any]) -> float:
         """Seconds until an edit through this interaction's webhook keeps within its bucket."""
         sent = self._sent.get(interaction.token)
-        if sent is None:
+        if sent is None or not self.limit:
             return 0.0
         now = time.monotonic()
         while sent and now - sent[0] >= WINDOW:
             sent.popleft()
-        return 0.0 if len(sent) < EDITS_PER_WINDOW else sent[0] + WINDOW - now
+        return 0.0 if len(sent) < self.limit else sent[0] + WINDOW - now
 
     def spend(self, interaction: discord.Interaction[Any]) -> None:
+        if not self.limit:
+            return
         now = time.monotonic()
         if len(self._sent) > CHANNELS_KEPT:  # forget tokens with nothing recent (bounded memory)
             self._sent = {t: d for t, d in self._sent.items() if d and now - d[-1] < WINDOW}

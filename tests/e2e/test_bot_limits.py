@@ -20,7 +20,9 @@ from tests.record_check import check_record
 
 COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global limit
 # Discord's limits on in the fake; and a token allowed only 10 calls a second.
+# The bot then paces its webhook edits as it does against Discord.
 UNDER_LIMITS: pytest.MarkDecorator = pytest.mark.fake_discord(**DISCORD_LIMITS)
+PACED = {"DISCORD_WEBHOOK_EDITS": "4"}
 UNDER_TIGHT_LIMITS: pytest.MarkDecorator = pytest.mark.fake_discord(**{**DISCORD_LIMITS, "global_rate": 10})
 
 
@@ -30,6 +32,7 @@ def summaries(table: Table, hand: int) -> list[FakeMessage] | None:
 
 
 @UNDER_LIMITS
+@pytest.mark.parametrize("bot_env", [PACED])
 async def test_a_whole_game_under_discords_limits_gets_no_429_and_makes_few_counted_calls(spades: Spades) -> None:
     fake = spades.fake
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
@@ -49,6 +52,7 @@ async def test_a_whole_game_under_discords_limits_gets_no_429_and_makes_few_coun
 
 
 @UNDER_LIMITS
+@pytest.mark.parametrize("bot_env", [PACED])
 async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(spades: Spades) -> None:
     fake = spades.fake
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
@@ -75,7 +79,7 @@ async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(
 
 
 @UNDER_TIGHT_LIMITS
-@pytest.mark.parametrize("bot_env", [{"BOT_MOVE_DELAY": "0", "DISCORD_GLOBAL_RATE": "10"}])
+@pytest.mark.parametrize("bot_env", [{**PACED, "BOT_MOVE_DELAY": "0", "DISCORD_GLOBAL_RATE": "10"}])
 async def test_tables_ending_their_hands_at_once_are_paced_and_lose_nothing(spades: Spades) -> None:
     """Six tables (a person and two computer players each) play their first hand's last cards at
     once under a token allowed 10 calls a second: the summaries and the next deals' messages go

@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
-from bot.ai.bidding import bid_for_hand, nil_risk, wants_blind_nil
+from bot.ai.bidding import bid_for_hand, mate_bid, nil_risk, wants_blind_nil
 from bot.ai.policy import normal_card
 from bot.ai.sampler import ALL_BIDS, Sampler
 from bot.ai.sim import PlayState
@@ -25,6 +25,7 @@ DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2
 MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
+BLIND_NIL_FLOOR = 0.45  # stricter than normal's: hard's nils are to be made four times in five
 
 
 class Budget:
@@ -140,7 +141,7 @@ class HardPlayer:
         if view.legal_cards:
             return Move.play(self.play(view))
         if view.cards_hidden:
-            return BLIND_NIL if wants_blind_nil(view) else REVEAL
+            return BLIND_NIL if wants_blind_nil(view, floor=BLIND_NIL_FLOOR) else REVEAL
         return Move.bid(self.bid(view))
 
     def _keep_going(self, iteration: int, deadline: float) -> bool:
@@ -184,7 +185,7 @@ class HardPlayer:
         deadline = self._deadline()
         hand = mask_of(view.hand)
         legal = view.legal_bids
-        predicted = bid_for_hand(hand, view.mode, view.rules, legal)
+        predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view))
         candidates = [b for b in legal if b > 0 and abs(b - predicted) <= 2]
         if 0 in legal and (predicted == 0 or nil_risk(hand, view.tricks_per_hand) < 2.5):
             candidates.append(0)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import random
 import statistics
 import time
 from collections.abc import Iterator, Sequence
@@ -25,7 +26,10 @@ from typing import Any, NamedTuple
 
 from bot import selfplay
 from bot.ai import apply_move, forced_move, make_player
+from bot.ai.bidding import bid_for_hand, nil_risk
+from bot.ai.policy import normal_card
 from bot.ai.runner import DecisionRunner
+from bot.ai.sim import PlayState
 from bot.engine import Game, Mode, Phase, Rules, SeatView, seat_view
 
 # The strength table: the subject first, then its table-mates. In partners seats 0 and 2 are a side.
@@ -111,6 +115,9 @@ class SeatFigures(NamedTuple):
     level: str
     win: float
     hands: int
+    points: int  # the seat's side's hand points, summed
+    contracts: int
+    contracts_made: int
     nils: int
     nils_made: int
     blinds: int
@@ -138,13 +145,18 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
     share = (2 if deal.mode is Mode.PARTNERS else 1) / len(game.winners) if game.winners else 0.0
     out = []
     for seat in range(seats):
-        hands = nils = nils_made = blinds = blinds_made = opp_nils = opp_set = bags = 0
+        hands = points = contracts = contracts_made = nils = nils_made = blinds = blinds_made = 0
+        opp_nils = opp_set = bags = 0
         for log in game.hand_logs:
             result = log.result
             if result is None:
                 continue
             hands += 1
             bags += result.new_bags[seat]
+            points += result.hand_points[seat]
+            if result.contract_made[seat] is not None:
+                contracts += 1
+                contracts_made += result.contract_made[seat] is True
             made = result.nil_made[seat]
             if made is not None:
                 blind = any(b.seat == seat and b.blind for b in log.bids)
@@ -156,8 +168,9 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
                 if result.nil_made[other] is not None:
                     opp_nils += 1
                     opp_set += not result.nil_made[other]
-        out.append(SeatFigures(levels[seat], share if seat in game.winners else 0.0, hands, nils, nils_made,
-                               blinds, blinds_made, opp_nils, opp_set, bags, timings[seat]))
+        out.append(SeatFigures(levels[seat], share if seat in game.winners else 0.0, hands, points, contracts,
+                               contracts_made, nils, nils_made, blinds, blinds_made, opp_nils, opp_set, bags,
+                               timings[seat]))
     return out
 
 
@@ -169,7 +182,8 @@ class Tally:
         self.level = level
         self.sides = 0  # games × the sides this level held in them
         self.wins = 0.0
-        self.hands = self.nils = self.nils_made = self.blinds = self.blinds_made = 0
+        self.hands = self.points = self.contracts = self.contracts_made = 0
+        self.nils = self.nils_made = self.blinds = self.blinds_made = 0
         self.opp_nils = self.opp_set = self.bags = 0
         self.timings: list[float] = []
 
@@ -188,6 +202,9 @@ class Tally:
         self.opp_set += sum(f.opp_nils_set for f in mine) // per_side
         for f in mine:
             self.hands += f.hands
+            self.points += f.points
+            self.contracts += f.contracts
+            self.contracts_made += f.contracts_made
             self.nils += f.nils
             self.nils_made += f.nils_made
             self.blinds += f.blinds
@@ -200,6 +217,8 @@ class Tally:
             "level": self.level,
             "win_rate": round(self.wins / self.sides, 3) if self.sides else None,
             "win_rate_ci95": list(selfplay.wilson(self.wins, self.sides)),
+            "points_per_hand": round(self.points / self.hands, 1) if self.hands else None,
+            "contracts": [self.contracts_made, self.contracts],  # made, bid (nils apart)
             "nils": [self.nils_made, self.nils],  # made, tried (blind nils included)
             "blind_nils": [self.blinds_made, self.blinds],
             "opp_nils_set": [self.opp_set, self.opp_nils],  # set, faced
@@ -246,6 +265,58 @@ def strength_table(args: argparse.Namespace) -> list[dict[str, Any]]:
     return rows
 
 
+def nil_hand(mode: Mode, rng: random.Random, blind: bool) -> tuple[int, int | None, bool]:
+    """Deal once, seat 0 bids nil (blind or open), the others bid as the normal player would, and
+    everyone plays it out like the normal player: (seat 0's hand, its partner's earlier bid, made)."""
+    seats, size = mode.seats, 13 if mode is not Mode.CUTTHROAT else 17
+    rules = Rules()
+    cards = list(range(52))
+    rng.shuffle(cards)
+    hands = [sum(1 << c for c in cards[s * size:(s + 1) * size]) for s in range(seats)]
+    first = rng.randrange(seats)
+    bids: list[int | None] = [None] * seats
+    mate = None
+    for seat in ((first + k) % seats for k in range(seats)):
+        partner = bids[(seat + 2) % 4] if mode is Mode.PARTNERS else None
+        if seat == 0:
+            mate = partner
+            bids[0] = 0
+        else:
+            bids[seat] = bid_for_hand(hands[seat], mode, rules, tuple(range(size + 1)), mate=partner)
+    state = PlayState(rules, mode is Mode.PARTNERS, hands[:], [b or 0 for b in bids],
+                      [blind] + [False] * (seats - 1), [0] * seats, [0] * seats, first, size, 0, False)
+    while state.tricks_left:
+        state.play(normal_card(state, state.turn))
+    return hands[0], mate, state.won[0] == 0
+
+
+def nil_chances(deals: int, seed: int) -> dict[str, Any]:
+    """How often nils are made with today's rule-based play at every seat, defenders included: the
+    source of the chance model and risk limits in bot/ai/bidding.py. Blind nils by the partner's bid
+    (partners, when it came first), open nils by ``nil_risk`` to the nearest half."""
+    rng = random.Random(seed)
+    out: dict[str, Any] = {}
+    for mode in Mode:
+        blind: dict[str, list[int]] = {}
+        open_: dict[str, list[int]] = {}
+        for _ in range(deals):
+            _, mate, made = nil_hand(mode, rng, blind=True)
+            row = blind.setdefault("unknown" if mate is None else str(min(mate, 7)), [0, 0])
+            row[0] += made
+            row[1] += 1
+            hand, _, made = nil_hand(mode, rng, blind=False)
+            risk = nil_risk(hand, 13 if mode is not Mode.CUTTHROAT else 17)
+            if risk < 3:
+                row = open_.setdefault(f"{round(risk * 2) / 2:.1f}", [0, 0])
+                row[0] += made
+                row[1] += 1
+        out[mode.value] = {
+            "blind_nil_made_by_partner_bid": {k: [round(m / n, 2), n] for k, (m, n) in sorted(blind.items())},
+            "nil_made_by_risk": {k: [round(m / n, 2), n] for k, (m, n) in sorted(open_.items())},
+        }
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Computer players' decision times and strength table.")
     parser.add_argument("--modes", default="cutthroat,solo,partners")
@@ -257,8 +328,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")
     parser.add_argument("--only", default=None, help="only the matchups whose first player is this level")
     parser.add_argument("--no-timing", action="store_true", help="skip timing hard decisions through the runner")
+    parser.add_argument("--nil-chances", type=int, default=0, metavar="DEALS",
+                        help="only measure how often nils and blind nils are made over this many deals a mode")
     args = parser.parse_args(argv)
     figures: dict[str, object] = {"bench": "ai"}
+    if args.nil_chances:
+        figures["nil_chances"] = nil_chances(args.nil_chances, args.seed)
+        print(json.dumps(figures))
+        return
     if not args.no_timing:
         figures.update(asyncio.run(time_decisions(hard_positions(60, seed=5))))
         figures["targets"] = {"hard_decision_s_p50": 1.0, "hard_decision_s_p99": 2.0}

@@ -144,7 +144,7 @@ def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...], ha
 
 # Nil only below this risk (``nil_risk``): about five nils in six are made by rule-based play against
 # rule-based defenders (measured with bench/bench_ai.py --nil-chances).
-NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.0, Mode.SOLO: 1.5, Mode.PARTNERS: 2.5}
+NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75}
 
 
 def wants_nil(mode: Mode, hand: int, honours: float, habits: Habits = CURRENT, mate: int | None = None) -> bool:
@@ -159,10 +159,10 @@ def wants_nil(mode: Mode, hand: int, honours: float, habits: Habits = CURRENT, m
 
 # The chance that a blind nil is made with rule-based play all round (bench/bench_ai.py
 # --nil-chances): in partners by the partner's bid when it is known (5 or more alike), else unknown.
-BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.07, Mode.SOLO: 0.22}
-BLIND_NIL_CHANCE_BY_MATE = (0.29, 0.26, 0.32, 0.36, 0.41, 0.48)
-BLIND_NIL_CHANCE_MATE_UNKNOWN = 0.35
-BLIND_NIL_FLOOR = 0.4  # below this a blind nil is a hopeless throw, however far behind
+BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21}
+BLIND_NIL_CHANCE_BY_MATE = (0.07, 0.13, 0.18, 0.23, 0.27, 0.30, 0.38, 0.50)
+BLIND_NIL_CHANCE_MATE_UNKNOWN = 0.20
+BLIND_NIL_FLOOR = 0.35  # below this a blind nil is a hopeless throw, however far behind
 
 
 def blind_nil_chance(view: SeatView) -> float:

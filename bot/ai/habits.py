@@ -16,7 +16,8 @@ class Habits(NamedTuple):
     careful_nil: bool
     # Nil play: the bidder ducks under later cards, the partner covers cheaply.
     nil_play: bool
-    # An opponent's clean nil comes first: play low before the nil bidder, whatever our own contract.
+    # Set an opponent's clean nil by playing low before the nil bidder: in partners even at the cost
+    # of our own contract (a set nil is a 200-point swing), alone once our contract is safe.
     nil_attack: bool
     # Cutthroat bids closer to the expected tricks (v1: a wide margin, many bags).
     closer_cutthroat_bids: bool

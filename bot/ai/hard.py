@@ -25,7 +25,7 @@ DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2
 MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
-BLIND_NIL_FLOOR = 0.45  # stricter than normal's: hard's nils are to be made four times in five
+BAG_COST_SHARE = 0.5
 
 
 class Budget:
@@ -77,9 +77,15 @@ class Scorer:
         self.seats = view.seats
 
     def rewards(self, state: PlayState) -> list[float]:
-        points = state.side_points()
+        sides = state.side_scores()
         rules = self.rules
-        finals = [score + p for score, p in zip(self.scores, points, strict=True)]
+        finals = [score + side.points for score, side in zip(self.scores, sides, strict=True)]
+        # Bags carried are a debt towards the next penalty: a bag costs its share of it now, not only
+        # when the penalty lands (half the share: the game may end first). Without this the search
+        # took well over a bag a hand, each worth a point today and ten later.
+        bag_cost = BAG_COST_SHARE * rules.bag_penalty / rules.bag_limit
+        points = [side.points - (side.bags - before) * bag_cost
+                  for side, before in zip(sides, state.bags, strict=True)]
         top = max(finals)
         ended = (top >= rules.target or (rules.mercy is not None and min(finals) <= -rules.mercy)) \
             and finals.count(top) == (2 if self.partners else 1)
@@ -141,7 +147,7 @@ class HardPlayer:
         if view.legal_cards:
             return Move.play(self.play(view))
         if view.cards_hidden:
-            return BLIND_NIL if wants_blind_nil(view, floor=BLIND_NIL_FLOOR) else REVEAL
+            return BLIND_NIL if wants_blind_nil(view) else REVEAL
         return Move.bid(self.bid(view))
 
     def _keep_going(self, iteration: int, deadline: float) -> bool:

@@ -132,7 +132,8 @@ def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
             losers = legal & ~winners_of(state, legal)
             if losers:  # never take a trick off a nil bidder who is winning it
                 return highest_danger(losers)
-    if habits.nil_attack and _clean_nil_opponent(state, seat, still_to_play=True) >= 0:
+    if (habits.nil_attack and (state.partners or _contract_need(state, seat) <= 0)
+            and _clean_nil_opponent(state, seat, still_to_play=True) >= 0):
         return _under_nil(state, legal)
     if _contract_need(state, seat) > 0 or _should_set(state, seat):
         return _take(state, seat, legal, mate)

@@ -322,7 +322,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--modes", default="cutthroat,solo,partners")
     parser.add_argument("--games", type=int, default=1, help="deals per matchup, each played once per rotation")
     parser.add_argument("--budget", default="0.1s", help="the hard player's search budget in the games")
-    parser.add_argument("--target", type=int, default=300, help="points to win the games")
+    parser.add_argument("--target", type=int, default=Rules().target, help="points to win the games")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="another rule option")
     parser.add_argument("--seed", type=int, default=77)
     parser.add_argument("--jobs", type=int, default=1, help="games played in parallel processes")

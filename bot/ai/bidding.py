@@ -157,6 +157,12 @@ def wants_nil(mode: Mode, hand: int, honours: float, habits: Habits = CURRENT, m
     return nil_risk(hand, cards) < limit
 
 
+def nil_worth_trying(mode: Mode, hand: int, mate: int | None) -> bool:
+    """Whether the hard player should weigh nil at all: only hands the normal player's risk limit
+    allows, so that a lucky run of sampled deals can't talk it into a nil that is set one time in three."""
+    return mate != 0 and nil_risk(hand, 13 if mode is not Mode.CUTTHROAT else 17) < NIL_RISK_LIMIT[mode]
+
+
 # The chance that a blind nil is made with rule-based play all round (bench/bench_ai.py
 # --nil-chances): in partners by the partner's bid when it is known (5 or more alike), else unknown.
 BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21}

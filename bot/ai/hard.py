@@ -14,7 +14,7 @@ import time
 from collections.abc import Sequence
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
-from bot.ai.bidding import bid_for_hand, mate_bid, nil_risk, wants_blind_nil
+from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
 from bot.ai.policy import normal_card
 from bot.ai.sampler import ALL_BIDS, Sampler
 from bot.ai.sim import PlayState
@@ -193,7 +193,7 @@ class HardPlayer:
         legal = view.legal_bids
         predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view))
         candidates = [b for b in legal if b > 0 and abs(b - predicted) <= 2]
-        if 0 in legal and (predicted == 0 or nil_risk(hand, view.tricks_per_hand) < 2.5):
+        if 0 in legal and (predicted == 0 or nil_worth_trying(view.mode, hand, mate_bid(view))):
             candidates.append(0)
         if len(candidates) <= 1:
             return candidates[0] if candidates else predicted

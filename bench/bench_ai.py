@@ -215,6 +215,7 @@ class Tally:
     def summary(self) -> dict[str, Any]:
         return {
             "level": self.level,
+            "wins": [round(self.wins, 2), self.sides],  # won, played (a side of partners counted once)
             "win_rate": round(self.wins / self.sides, 3) if self.sides else None,
             "win_rate_ci95": list(selfplay.wilson(self.wins, self.sides)),
             "points_per_hand": round(self.points / self.hands, 1) if self.hands else None,

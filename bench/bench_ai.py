@@ -223,7 +223,9 @@ class Tally:
             "nils": [self.nils_made, self.nils],  # made, tried (blind nils included)
             "blind_nils": [self.blinds_made, self.blinds],
             "opp_nils_set": [self.opp_set, self.opp_nils],  # set, faced
+            "hands": self.hands,
             "bags_per_hand": round(self.bags / self.hands, 3) if self.hands else None,
+            "decisions": len(self.timings),
             "decision_ms_p50": selfplay.percentile_ms(self.timings, 0.5),
         }
 

@@ -142,8 +142,8 @@ def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...], ha
     return nearest_legal(wanted, tuple(b for b in legal if b > 0) or legal)
 
 
-# Nil only below this risk (``nil_risk``): about five nils in six are made by rule-based play against
-# rule-based defenders (measured with bench/bench_ai.py --nil-chances).
+# Nil only below this risk (``nil_risk``): about four nils in five are then made by rule-based play
+# against today's rule-based defenders (measured with bench/bench_ai.py --nil-chances).
 NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75}
 
 
@@ -164,7 +164,7 @@ def nil_worth_trying(mode: Mode, hand: int, mate: int | None) -> bool:
 
 
 # The chance that a blind nil is made with rule-based play all round (bench/bench_ai.py
-# --nil-chances): in partners by the partner's bid when it is known (5 or more alike), else unknown.
+# --nil-chances): in partners by the partner's bid when it is known (7 or more alike), else unknown.
 BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21}
 BLIND_NIL_CHANCE_BY_MATE = (0.07, 0.13, 0.18, 0.23, 0.27, 0.30, 0.38, 0.50)
 BLIND_NIL_CHANCE_MATE_UNKNOWN = 0.20
@@ -180,8 +180,8 @@ def blind_nil_chance(view: SeatView) -> float:
     return BLIND_NIL_CHANCE_BY_MATE[min(mate, len(BLIND_NIL_CHANCE_BY_MATE) - 1)]
 
 
-def wants_blind_nil(view: SeatView, habits: Habits = CURRENT, floor: float = BLIND_NIL_FLOOR) -> bool:
-    """Blind nil only with a real chance (at least ``floor``) and only when far behind: 200 points,
+def wants_blind_nil(view: SeatView, habits: Habits = CURRENT) -> bool:
+    """Blind nil only with a real chance (``BLIND_NIL_FLOOR``) and only when far behind: 200 points,
     or the leader within 100 of the target (the rules' own deficit is met, or it couldn't be bid).
     The first version threw it whenever 200 behind with the leader near the target, chance or not."""
     if not view.can_blind_nil:
@@ -191,4 +191,4 @@ def wants_blind_nil(view: SeatView, habits: Habits = CURRENT, floor: float = BLI
     if not habits.blind_nil_by_chance:
         return best - mine >= 200 and best >= view.rules.target - 120
     desperate = best - mine >= 200 or best >= view.rules.target - 100
-    return desperate and blind_nil_chance(view) >= floor
+    return desperate and blind_nil_chance(view) >= BLIND_NIL_FLOOR

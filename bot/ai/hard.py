@@ -3,8 +3,9 @@
 Each iteration deals the unseen cards consistently with what the seat knows (``Sampler``), then
 plays every candidate move out to the end of the hand with the normal policy for all seats (exactly,
 by max-n search, once few tricks remain) and scores the result as the seat's hand points minus the
-best opponent's, with bags carried and a bonus or penalty when the hand ends the game. Bids are
-chosen the same way: each candidate bid is played out over sampled deals.
+best opponent's, each new bag charged as a debt towards the bag penalty, with a bonus or penalty when
+the hand ends the game. Bids are chosen the same way: each candidate bid (nil only for a hand within
+the normal player's risk limit) is played out over sampled deals; blind nil follows the chance model.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2
 MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
-BAG_COST_SHARE = 0.5
+BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
 
 
 class Budget:

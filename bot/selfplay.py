@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple, TextIO
 
-from bot.ai import LEVELS, Budget, ComputerPlayer, apply_move, forced_move, make_player
+from bot.ai import ALL_LEVELS, Budget, ComputerPlayer, apply_move, forced_move, make_player
 from bot.engine import Ending, EngineError, Game, Mode, Phase, Rules, export_record, seat_tallies, seat_view
 
 DEFAULT_LEVEL = "normal"  # finishes a game to 500 in about 14 hands; random players may never get there
@@ -55,8 +55,8 @@ def levels_list(text: str) -> tuple[str, ...]:
     """An argparse type: comma-separated computer player levels, each one we know."""
     levels = tuple(level.strip().lower() for level in text.split(","))
     for level in levels:
-        if level not in LEVELS:
-            raise argparse.ArgumentTypeError(f"unknown level “{level}”: use {', '.join(LEVELS)}")
+        if level not in ALL_LEVELS:
+            raise argparse.ArgumentTypeError(f"unknown level “{level}”: use {', '.join(ALL_LEVELS)}")
     return levels
 
 
@@ -86,7 +86,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="games to play (with --duplicate: deals, each played once per rotation)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--players", type=levels_list, default=None,
-                        help=f"comma-separated levels ({', '.join(LEVELS)}), one per seat, or one level "
+                        help=f"comma-separated levels ({', '.join(ALL_LEVELS)}), one per seat, or one level "
                              f"for every seat (default: {DEFAULT_LEVEL})")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of docs/rules.md; repeatable, a later one overrides an earlier one")

@@ -7,22 +7,28 @@ from bot.ai.hard import Budget, HardPlayer
 from bot.ai.heuristic import EasyPlayer, NormalPlayer
 from bot.ai.random_player import RandomPlayer
 
-LEVELS = ("random", "easy", "normal", "hard")
+LEVELS = ("random", "easy", "normal", "hard")  # what people may seat at a table
+# Earlier players kept exactly as they were, as yardsticks: improving "normal" must not hide whether
+# "hard" still beats the player it was first measured against. Offline only (selfplay, benches).
+YARDSTICKS = ("normal-v1",)
+ALL_LEVELS = LEVELS + YARDSTICKS
 
 
 def make_player(level: str, seed: int | None = None, budget: str | float | Budget | None = None) -> ComputerPlayer:
-    """A computer player of the named level; ``budget`` bounds the hard player's search (seconds, or
-    ``"300it"`` determinizations). Unknown levels are refused with the known ones."""
+    """A computer player of the named level (or yardstick); ``budget`` bounds the hard player's search
+    (seconds, or ``"300it"`` determinizations). Unknown levels are refused with the known ones."""
     if level == "random":
         return RandomPlayer(seed)
     if level == "easy":
         return EasyPlayer(seed)
     if level == "normal":
         return NormalPlayer(seed)
+    if level == "normal-v1":
+        return NormalPlayer(seed, version=1)
     if level == "hard":
         return HardPlayer(seed, budget)
-    raise ValueError(f"Unknown computer player level “{level}”: use one of {', '.join(LEVELS)}.")
+    raise ValueError(f"Unknown computer player level “{level}”: use one of {', '.join(ALL_LEVELS)}.")
 
 
-__all__ = ["BLIND_NIL", "LEVELS", "REVEAL", "Budget", "ComputerPlayer", "EasyPlayer", "HardPlayer", "Move",
-           "NormalPlayer", "RandomPlayer", "apply_move", "forced_move", "make_player"]
+__all__ = ["ALL_LEVELS", "BLIND_NIL", "LEVELS", "REVEAL", "YARDSTICKS", "Budget", "ComputerPlayer", "EasyPlayer",
+           "HardPlayer", "Move", "NormalPlayer", "RandomPlayer", "apply_move", "forced_move", "make_player"]

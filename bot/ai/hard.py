@@ -3,8 +3,9 @@
 Each iteration deals the unseen cards consistently with what the seat knows (``Sampler``), then
 plays every candidate move out to the end of the hand with the normal policy for all seats (exactly,
 by max-n search, once few tricks remain) and scores the result as the seat's hand points minus the
-best opponent's, with bags carried and a bonus or penalty when the hand ends the game. Bids are
-chosen the same way: each candidate bid is played out over sampled deals.
+best opponent's, each new bag charged as a debt towards the bag penalty, with a bonus or penalty when
+the hand ends the game. Bids are chosen the same way: each candidate bid (nil only for a hand within
+the normal player's risk limit) is played out over sampled deals; blind nil follows the chance model.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import time
 from collections.abc import Sequence
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
-from bot.ai.bidding import bid_for_hand, nil_risk, wants_blind_nil
+from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
 from bot.ai.policy import normal_card
 from bot.ai.sampler import ALL_BIDS, Sampler
 from bot.ai.sim import PlayState
@@ -25,6 +26,7 @@ DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2
 MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
+BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
 
 
 class Budget:
@@ -76,9 +78,15 @@ class Scorer:
         self.seats = view.seats
 
     def rewards(self, state: PlayState) -> list[float]:
-        points = state.side_points()
+        sides = state.side_scores()
         rules = self.rules
-        finals = [score + p for score, p in zip(self.scores, points, strict=True)]
+        finals = [score + side.points for score, side in zip(self.scores, sides, strict=True)]
+        # Bags carried are a debt towards the next penalty: a bag costs its share of it now, not only
+        # when the penalty lands (half the share: the game may end first). Without this the search
+        # took well over a bag a hand, each worth a point today and ten later.
+        bag_cost = BAG_COST_SHARE * rules.bag_penalty / rules.bag_limit
+        points = [side.points - (side.bags - before) * bag_cost
+                  for side, before in zip(sides, state.bags, strict=True)]
         top = max(finals)
         ended = (top >= rules.target or (rules.mercy is not None and min(finals) <= -rules.mercy)) \
             and finals.count(top) == (2 if self.partners else 1)
@@ -184,9 +192,9 @@ class HardPlayer:
         deadline = self._deadline()
         hand = mask_of(view.hand)
         legal = view.legal_bids
-        predicted = bid_for_hand(hand, view.mode, view.rules, legal)
+        predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view))
         candidates = [b for b in legal if b > 0 and abs(b - predicted) <= 2]
-        if 0 in legal and (predicted == 0 or nil_risk(hand, view.tricks_per_hand) < 2.5):
+        if 0 in legal and (predicted == 0 or nil_worth_trying(view.mode, hand, mate_bid(view))):
             candidates.append(0)
         if len(candidates) <= 1:
             return candidates[0] if candidates else predicted

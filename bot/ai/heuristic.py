@@ -4,37 +4,44 @@ from __future__ import annotations
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import calibration, honour_count, nearest_legal, normal_bid, wants_blind_nil
+from bot.ai.habits import VERSIONS
 from bot.ai.policy import easy_card, normal_card
 from bot.ai.sim import PlayState
 from bot.engine import SeatView
 
+LATEST = max(VERSIONS)
+
 
 class NormalPlayer:
-    """Calibrated bids per mode; play that covers, ducks, minds bags and nils, and sets the leader."""
+    """Calibrated bids per mode; play that covers, ducks, minds bags and nils, and sets the leader.
+    ``version`` picks an earlier version's habits (``normal-v1``), kept as a yardstick."""
 
-    level = "normal"
-
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, seed: int | None = None, version: int = LATEST) -> None:
         self.seed = seed
+        self.habits = VERSIONS[version]
+        self.level = "normal" if version == LATEST else f"normal-v{version}"
 
     def choose(self, view: SeatView) -> Move:
         if view.legal_cards:
             return Move.play(self.card(PlayState.from_view(view), view.seat))
         if view.cards_hidden:
-            return BLIND_NIL if wants_blind_nil(view) else REVEAL
+            return BLIND_NIL if wants_blind_nil(view, self.habits) else REVEAL
         return Move.bid(self.bid(view))
 
     def card(self, state: PlayState, seat: int) -> int:
-        return normal_card(state, seat)
+        return normal_card(state, seat, self.habits)
 
     def bid(self, view: SeatView) -> int:
-        return normal_bid(view)
+        return normal_bid(view, self.habits)
 
 
 class EasyPlayer(NormalPlayer):
-    """Bids its sure tricks (honours, spade length, ruffs) uncalibrated, never bids nil, plays plainly."""
+    """Bids its sure tricks (honours, spade length, ruffs) uncalibrated, never bids nil nor blind nil,
+    plays plainly."""
 
-    level = "easy"
+    def __init__(self, seed: int | None = None) -> None:
+        super().__init__(seed)
+        self.level = "easy"
 
     def choose(self, view: SeatView) -> Move:
         if view.cards_hidden:

@@ -6,6 +6,7 @@ code is fair whether it runs on a seat's view or inside a determinized deal.
 
 from __future__ import annotations
 
+from bot.ai.habits import CURRENT, Habits
 from bot.ai.sim import JOKER_FULL_DECK, PlayState
 from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, Card
 
@@ -113,7 +114,7 @@ def _should_set(state: PlayState, seat: int) -> bool:
     return needy and spare <= 1
 
 
-def normal_card(state: PlayState, seat: int) -> Card:
+def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
     """Cover and duck by need: make the contract cheaply, then duck bags, keep a nil clean,
     attack an opponent's nil, and take spare tricks when that sets someone."""
     legal = state.legal(seat)
@@ -122,20 +123,35 @@ def normal_card(state: PlayState, seat: int) -> Card:
     bid = state.bids[seat]
     mate = (seat + 2) % 4 if state.partners else -1
     if bid == 0 and state.won[seat] == 0:
-        return _duck(state, seat, legal)
+        return _duck(state, seat, legal, under=habits.nil_play)
     if mate >= 0 and state.bids[mate] == 0 and state.won[mate] == 0:
-        return _cover_nil(state, seat, legal, mate)
+        return _cover_nil(state, seat, legal, mate, habits.nil_play)
     if state.best >= 0:
         victim = _clean_nil_opponent(state, seat)
         if victim >= 0 and state.best_seat == victim:
             losers = legal & ~winners_of(state, legal)
             if losers:  # never take a trick off a nil bidder who is winning it
                 return highest_danger(losers)
+    if (habits.nil_attack and (state.partners or _contract_need(state, seat) <= 0)
+            and _clean_nil_opponent(state, seat, still_to_play=True) >= 0):
+        return _under_nil(state, legal)
     if _contract_need(state, seat) > 0 or _should_set(state, seat):
         return _take(state, seat, legal, mate)
     if state.best >= 0 and _clean_nil_opponent(state, seat, still_to_play=True) >= 0:
         return low(legal & SUIT_MASKS[state.led] or legal)  # keep the trick low for the nil bidder
     return _duck(state, seat, legal, attack=True)
+
+
+def _under_nil(state: PlayState, legal: int) -> Card:
+    """Before an opponent's clean nil plays: lead or follow low, so the nil bidder has to go under;
+    void, throw away a high card rather than ruff the trick out of the nil bidder's way."""
+    if state.best < 0:
+        return cheapest(legal)
+    follow = legal & SUIT_MASKS[state.led]
+    if follow:
+        return low(follow)
+    losers = legal & ~winners_of(state, legal)
+    return highest_danger(losers) if losers else low(legal)
 
 
 def _clean_nil_opponent(state: PlayState, seat: int, still_to_play: bool = False) -> int:
@@ -147,7 +163,9 @@ def _clean_nil_opponent(state: PlayState, seat: int, still_to_play: bool = False
     return -1
 
 
-def _duck(state: PlayState, seat: int, legal: int, attack: bool = False) -> Card:
+def _duck(state: PlayState, seat: int, legal: int, attack: bool = False, under: bool = False) -> Card:
+    """Lose the trick if possible. Forced to win, a nil bidder (``under``) or a seat attacking one
+    plays its lowest winner while a later seat may still go over; otherwise sheds its highest."""
     if state.best < 0:
         side = legal & NON_SPADE_MASK
         return cheapest(side or legal)
@@ -155,15 +173,15 @@ def _duck(state: PlayState, seat: int, legal: int, attack: bool = False) -> Card
     losers = legal & ~winners
     if losers:
         return highest_danger(losers)
-    if attack:
-        # Forced to win: keep the lowest winner if a later seat may still go over.
+    if attack or under:
         last = len(state.trick) == state.seats - 1
         return high(winners) if last else low(winners)
     return high(winners)
 
 
-def _cover_nil(state: PlayState, seat: int, legal: int, mate: int) -> Card:
-    """Partners: play over a nil partner's card, or high before the partner plays."""
+def _cover_nil(state: PlayState, seat: int, legal: int, mate: int, cheaply: bool = False) -> Card:
+    """Partners: play over a nil partner's card, or high before the partner plays. ``cheaply``:
+    over the partner's card the lowest winner is enough (a later seat going higher only helps)."""
     if state.best < 0:
         outside = _outside(state, seat)
         for suit in SIDE_SUITS:
@@ -172,8 +190,9 @@ def _cover_nil(state: PlayState, seat: int, legal: int, mate: int) -> Card:
                 return high(cards)
         return high(legal & NON_SPADE_MASK or legal)
     winners = winners_of(state, legal)
-    mate_played = any(s == mate for s, _ in state.trick)
-    if winners and (state.best_seat == mate or not mate_played):
+    if winners and state.best_seat == mate:
+        return low(winners) if cheaply else high(winners)
+    if winners and not any(s == mate for s, _ in state.trick):
         return high(winners)
     return cheapest(legal)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.engine import Mode, Rules, SeatView, score_side
+from bot.engine import Mode, Rules, SeatView, SideScore, score_side
 from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card
 
 JOKER_FULL_DECK = (1 << 54) - 1
@@ -128,10 +128,14 @@ class PlayState:
 
     def side_points(self) -> list[int]:
         """Each seat's side's points for the hand as it stands (bags and bag penalties included)."""
+        return [side.points for side in self.side_scores()]
+
+    def side_scores(self) -> list[SideScore]:
+        """Each seat's side's score for the hand as it stands."""
         rules = self.rules
         if not self.partners:
-            return [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s]).points
+            return [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s])
                     for s in range(self.seats)]
         team = [score_side(rules, (self.bids[t], self.bids[t + 2]), (self.blinds[t], self.blinds[t + 2]),
-                           (self.won[t], self.won[t + 2]), self.bags[t]).points for t in (0, 1)]
+                           (self.won[t], self.won[t + 2]), self.bags[t]) for t in (0, 1)]
         return [team[s % 2] for s in range(self.seats)]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.ai.hard import GAME_END_BONUS, HardPlayer, Scorer, distinct_cards, maxn
+from bot.ai.hard import BAG_COST_SHARE, GAME_END_BONUS, HardPlayer, Scorer, distinct_cards, maxn
 from bot.ai.policy import low
 from bot.ai.sim import PlayState
 from bot.engine import Game, Phase, Rules, mask_of, parse_card, seat_view
@@ -50,8 +50,27 @@ def test_exact_search_matches_playing_its_line_through_the_engine():
     assert scorer.rewards(state) == values
     result = game.hand_logs[-1].result
     assert result is not None
-    points = result.hand_points
+    # Each seat's hand points less what its new bags cost towards the next bag penalty.
+    bag_cost = BAG_COST_SHARE * game.rules.bag_penalty / game.rules.bag_limit
+    points = [p - bags * bag_cost for p, bags in zip(result.hand_points, result.new_bags, strict=True)]
     assert values[0] == points[0] - max(points[1], points[2])
+
+
+def test_bags_cost_the_search_before_the_penalty_lands():
+    """A bag scores a point now but brings a 100-point penalty nearer: the search must count it as a
+    loss, or it takes more than a bag a hand. Crossing the limit pays the penalty and clears the debt."""
+    _, state, scorer = _end_of_hand_state()
+    state.bids = (1, 1, 1)
+    while state.tricks_left:
+        state.play(low(state.legal(state.turn)))
+    bagged = state.side_scores()
+    rewards = scorer.rewards(state)
+    assert bagged[0].new_bags > 0
+    assert rewards[0] < bagged[0].points - max(side.points for side in bagged[1:])
+    state.bags = (9, 0, 0)  # the same tricks now cross the bag limit for seat 0
+    crossed = scorer.rewards(state)
+    assert state.side_scores()[0].bag_outs == 1
+    assert crossed[0] < rewards[0]
 
 
 def test_a_hand_that_ends_the_game_adds_the_game_result():
@@ -59,10 +78,11 @@ def test_a_hand_that_ends_the_game_adds_the_game_result():
     scorer.scores = (600, 0, 0)  # over the target whatever happens now: seat 0 wins the game
     while state.tricks_left:
         state.play(low(state.legal(state.turn)))
-    points = state.side_points()
     rewards = scorer.rewards(state)
-    assert rewards[0] == points[0] - max(points[1:]) + GAME_END_BONUS
-    assert rewards[1] == points[1] - max(points[0], points[2]) - GAME_END_BONUS
+    scorer.scores = (0, 0, 0)  # the same hand when it doesn't end the game
+    unended = scorer.rewards(state)
+    assert rewards[0] == unended[0] + GAME_END_BONUS
+    assert rewards[1] == unended[1] - GAME_END_BONUS
 
 
 def test_hard_bids_are_legal_and_sensible():

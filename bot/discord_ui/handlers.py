@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.discord_ui import render
+from bot.discord_ui import faces, render
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.panels import Panel
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.views import closed_panel_view, lobby_view, panel_view
+from bot.discord_ui.views import closed_panel_view, draw, lobby_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal
 
@@ -76,9 +76,9 @@ class Handlers:
                 live = self.service.require_channel_game(interaction.channel_id)
             else:
                 live = self._game(interaction, game_id)
-            seat_view, token = self.service.view_for(live, interaction.user.id), live.token
-            await interaction.response.send_message(view=panel_view(live, seat_view, notice), ephemeral=True)
-            replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token)
+            face, token = faces.panel(live, self.service.view_for(live, interaction.user.id), notice), live.token
+            await interaction.response.send_message(view=draw(face), ephemeral=True)
+            replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token, face)
             if replaced is not None:
                 self._remove_later(replaced)
         except Exception as error:
@@ -105,9 +105,9 @@ class Handlers:
                     await self.service.reveal(live, user_id)
             except Refusal as refusal:
                 notice = str(refusal)
-            shown, token = panel_view(live, self.service.view_for(live, user_id), notice), live.token
-            await interaction.response.edit_message(view=shown)
-            self.publisher.panel_shown(live, user_id, interaction, token)
+            face, token = faces.panel(live, self.service.view_for(live, user_id), notice), live.token
+            await interaction.response.edit_message(view=draw(face))
+            self.publisher.panel_shown(live, user_id, interaction, token, face)
         except Exception as error:
             await report_error(interaction, error)
 

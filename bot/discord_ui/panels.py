@@ -19,7 +19,8 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.discord_ui.views import closed_panel_view, panel_view
+from bot.discord_ui import faces
+from bot.discord_ui.fastpath import FastEdits, RateLimited
 from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import SeatView
 from bot.service import LiveGame, Refusal
@@ -45,40 +46,49 @@ class Panel:
     interaction: discord.Interaction[Any]
     opened: float  # monotonic time its token was issued
     shown_token: int  # the game's event count it shows
+    shown: faces.Face | None = None  # what it shows (None: not known)
 
 
 class PanelSet:
     """The open panels of one game, by user id."""
 
-    def __init__(self, pace: WebhookPace, life: float = PANEL_LIFE, retry_first: float = 1.0) -> None:
-        self.pace = pace
+    def __init__(self, pace: WebhookPace, edits: FastEdits, life: float = PANEL_LIFE, retry_first: float = 1.0) -> None:
+        self.pace, self.edits = pace, edits
         self.life = life
         self.open: dict[int, Panel] = {}
         self.retry_at: float | None = None  # an edit failed for a moment: refresh again then
         self._retry_first = retry_first
         self._retry_delay = 0.0
 
-    def show(self, user_id: int, interaction: discord.Interaction[Any], token: int) -> Panel | None:
-        """A click showed `user_id` their panel as of the game's `token`: keep it current from now
-        on. Returns the panel it replaces when that is another message (to be removed)."""
+    def show(self, user_id: int, interaction: discord.Interaction[Any], token: int,
+             face: faces.Face | None = None) -> Panel | None:
+        """A click showed `user_id` their panel (`face`) as of the game's `token`: keep it current
+        from now on. Returns the panel it replaces when that is another message (to be removed)."""
         old = self.open.get(user_id)
-        self.open[user_id] = Panel(interaction, time.monotonic(), token)
+        self.open[user_id] = Panel(interaction, time.monotonic(), token, face)
         same_message = (old is not None and interaction.message is not None
                         and old.interaction.message is not None
                         and interaction.message.id == old.interaction.message.id)
         return None if old is None or same_message else old
 
     async def refresh(self, live: LiveGame, view_for: Callable[[int], SeatView]) -> None:
-        """Bring every panel to the game's state. One whose webhook has had its share of edits
-        lately waits its turn (a player who types commands never renews it) without holding up
-        the others."""
+        """Bring every panel to the game's state; one that would look the same (a player waiting
+        while others play) is left alone. One whose webhook has had its share of edits lately
+        waits its turn (a player who types commands never renews it) without holding up the others."""
         now = time.monotonic()
-        failed, later = False, None
+        failed, later, told = False, None, 0.0  # told: the longest wait a 429 asked for
         for user_id, panel in list(self.open.items()):
             if panel.shown_token == live.token and live.active:
                 continue
             if now - panel.opened >= self.life:
                 continue  # about to sleep: left to put_to_sleep
+            try:
+                face, seated = faces.panel(live, view_for(user_id)), True
+            except Refusal as refusal:  # no longer in the game (left it): the panel says so, once
+                face, seated = faces.closed_panel(str(refusal)), False
+            if face == panel.shown:
+                panel.shown_token = live.token
+                continue
             wait = self.pace.ready_in(panel.interaction)
             if wait > 0:
                 log.debug("game %s: a panel's webhook has had its edits; %.2f s to wait", live.game_id, wait)
@@ -87,20 +97,28 @@ class PanelSet:
             token = live.token  # what the panel shows: the game may move on while it is sent
             try:
                 self.pace.spend(panel.interaction)
-                await panel.interaction.edit_original_response(view=panel_view(live, view_for(user_id)))
-                panel.shown_token = token
-            except (Refusal, discord.HTTPException, *TRANSIENT) as error:
-                if passing(error):
+                await self.edits.edit(panel.interaction, "@original", face)
+                panel.shown_token, panel.shown = token, face
+                if not seated:
+                    del self.open[user_id]
+            except (discord.HTTPException, *TRANSIENT) as error:
+                if isinstance(error, RateLimited):
+                    told = max(told, error.retry_after)
+                elif passing(error):
                     failed = True
                     log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
                 else:
                     del self.open[user_id]
+        # A fault is tried again with backoff; a 429 exactly when Discord said (never before, and no
+        # later: a panel must be current soon after a storm ends).
         if failed:
             self._retry_delay = min(max(self._retry_delay * 2, self._retry_first), RETRY_MAX)
-            self.retry_at = time.monotonic() + self._retry_delay
+            later = max(self._retry_delay, told)
         else:
             self._retry_delay = 0.0
-            self.retry_at = None if later is None else time.monotonic() + later
+            if told:
+                later = told if later is None else min(later, told)
+        self.retry_at = None if later is None else time.monotonic() + later
 
     def retry_due(self) -> bool:
         return self.retry_at is not None and self.retry_at <= time.monotonic()
@@ -121,4 +139,4 @@ class PanelSet:
             if now - panel.opened >= self.life:
                 del self.open[user_id]
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
-                    await panel.interaction.edit_original_response(view=closed_panel_view(PANEL_ASLEEP))
+                    await self.edits.edit(panel.interaction, "@original", faces.closed_panel(PANEL_ASLEEP))

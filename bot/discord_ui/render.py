@@ -227,9 +227,9 @@ def panel_status(live: LiveGame, view: SeatView) -> str:
                 "`/spades bid blind nil` or `/spades bid show my cards`.")
     if view.turn is None:
         return "Hand over: the next one is being dealt."
-    if not view.my_turn:
+    if not view.my_turn:  # the same words whoever is to act: a waiting panel isn't edited while others play
         action = "bid" if view.phase is Phase.BIDDING else "play"
-        return f"Waiting for **{seat_name(live, view.turn)}** to {action}."
+        return f"Not your turn yet: this panel lights up when it's yours to {action}. The table shows the play."
     if view.phase is Phase.BIDDING:
         return "**Your turn to bid.**"
     if not view.trick:
@@ -247,11 +247,11 @@ def panel_title(live: LiveGame, view: SeatView) -> str:
 
 
 def panel_details(live: LiveGame, view: SeatView) -> str:
-    """The trick so far and the player's own bid, tricks and score."""
+    """On the player's turn the trick so far (or the bids); always their own bid, tricks and score."""
     lines = []
-    if view.phase is Phase.PLAYING:
+    if view.my_turn and view.phase is Phase.PLAYING:
         lines.append(f"Trick: {trick_text(live, view.trick)}" if view.trick else "Trick: no card yet")
-    elif view.phase is Phase.BIDDING:
+    elif view.my_turn and view.phase is Phase.BIDDING:
         bids = [f"{seat_name(live, s)} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"

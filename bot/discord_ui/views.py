@@ -15,16 +15,11 @@ from typing import Any
 import discord
 from discord import ui
 
-from bot.discord_ui import render
-from bot.engine import Card, HandLog, Phase, SeatView, card_label
+from bot.discord_ui import faces, render
+from bot.engine import Card, HandLog, SeatView
 from bot.service import LiveGame
 
 GAME = r"(?P<game>[0-9a-f]{1,32})"
-ROW_WIDTH = 5  # buttons per action row
-RED_SUITS = (1, 2)  # diamonds, hearts
-TABLE_COLOUR = discord.Colour(0x2E7D4F)  # card-table green
-YOUR_TURN_COLOUR = discord.Colour(0xF0B232)
-SUMMARY_COLOUR = discord.Colour(0x4E5058)
 LOBBY_ACTIONS = {"join": "Join", "leave": "Leave", "addbot": "Add bot", "start": "Start", "cancel": "Cancel"}
 LOBBY_STYLES = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyle.primary,
                 "cancel": discord.ButtonStyle.danger}
@@ -51,9 +46,8 @@ class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
 class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}:(?:hand|act)"):
     """**My hand**: opens (or replaces) the clicker's private panel. `act` is an older layout's id."""
 
-    def __init__(self, game_id: str, label: str = "My hand") -> None:
-        super().__init__(ui.Button(label=label, custom_id=f"spades:table:{game_id}:hand",
-                                   style=discord.ButtonStyle.primary, emoji="🃏"))
+    def __init__(self, game_id: str) -> None:
+        super().__init__(_button(faces.hand_button(game_id)))
         self.game_id = game_id
 
     @classmethod
@@ -67,10 +61,7 @@ class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}
 
 class BidButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"):
     def __init__(self, game_id: str, bid: str, enabled: bool = True) -> None:
-        label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
-        style = discord.ButtonStyle.danger if bid == "blind" else discord.ButtonStyle.primary
-        super().__init__(ui.Button(label=label, custom_id=f"spades:bid:{game_id}:{bid}", style=style,
-                                   disabled=not enabled))
+        super().__init__(_button(faces.bid_button(game_id, bid, enabled)))
         self.game_id, self.bid = game_id, bid
 
     @classmethod
@@ -85,10 +76,7 @@ class BidButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:bid:{GAME}:(?
 
 class CardButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"):
     def __init__(self, game_id: str, card: Card, enabled: bool = True) -> None:
-        red = card < 52 and card // 13 in RED_SUITS
-        style = discord.ButtonStyle.danger if red else discord.ButtonStyle.secondary
-        super().__init__(ui.Button(label=card_label(card), custom_id=f"spades:card:{game_id}:{card}", style=style,
-                                   disabled=not enabled))
+        super().__init__(_button(faces.card_button(game_id, card, enabled)))
         self.game_id, self.card = game_id, card
 
     @classmethod
@@ -104,8 +92,7 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:reveal:{GA
     """Gives up blind nil: show my cards."""
 
     def __init__(self, game_id: str) -> None:
-        super().__init__(ui.Button(label="Show my cards", custom_id=f"spades:reveal:{game_id}",
-                                   style=discord.ButtonStyle.secondary))
+        super().__init__(_button(faces.reveal_button(game_id)))
         self.game_id = game_id
 
     @classmethod
@@ -142,10 +129,6 @@ def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:
     return view
 
 
-def _rows(items: Sequence[ui.Item[Any]]) -> list[ui.ActionRow[Any]]:
-    return [ui.ActionRow(*items[i:i + ROW_WIDTH]) for i in range(0, len(items), ROW_WIDTH)]
-
-
 def lobby_view(live: LiveGame) -> ui.View | None:
     if live.status != "lobby":
         return None
@@ -162,60 +145,50 @@ def rematch_view(game_id: str) -> ui.View:
 
 
 def table_view(live: LiveGame) -> ui.LayoutView:
-    """The table: seats, scores, the trick with who played what, whose turn; My hand while it runs."""
-    game = live.game
-    assert game is not None
-    container: ui.Container[Any] = ui.Container(accent_colour=TABLE_COLOUR)
-    container.add_item(ui.TextDisplay(render.table_header(live)))
-    container.add_item(ui.TextDisplay(render.table_seats(live)))
-    container.add_item(ui.Separator())
-    container.add_item(ui.TextDisplay(render.table_play(live)))
-    if live.status == "playing" and not game.is_over:
-        container.add_item(ui.ActionRow(HandButton(live.game_id)))
-    container.add_item(ui.TextDisplay(render.table_footer(live)))
-    view = ui.LayoutView(timeout=None)
-    view.add_item(container)
-    return view
+    return draw(faces.table(live))
 
 
 def summary_view(live: LiveGame, hand: HandLog) -> ui.LayoutView:
     """A finished hand: what each bid and won, the points, bags and distance to go, its last trick."""
     view = ui.LayoutView(timeout=None)
-    view.add_item(ui.Container(ui.TextDisplay(render.hand_summary(live, hand)), accent_colour=SUMMARY_COLOUR))
+    view.add_item(ui.Container(ui.TextDisplay(render.hand_summary(live, hand)), accent_colour=faces.SUMMARY_COLOUR))
     return view
 
 
 def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -> ui.LayoutView:
-    """A player's private panel: their cards by suit (a row per suit, wrapped at five), the trick
-    so far, and on their turn exactly the legal cards, or the bids, enabled for one click."""
-    my_turn = seat_view.my_turn and live.status == "playing"
-    container: ui.Container[Any] = ui.Container(accent_colour=YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR)
-    container.add_item(ui.TextDisplay(f"{render.panel_title(live, seat_view)}\n{render.panel_status(live, seat_view)}"))
-    if notice:
-        container.add_item(ui.TextDisplay(f"⚠️ {notice}"))
-    game_id = live.game_id
-    if seat_view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
-        container.add_item(ui.ActionRow(BidButton(game_id, "blind"), RevealButton(game_id)))
-    elif seat_view.phase is Phase.BIDDING:
-        container.add_item(ui.TextDisplay(render.hand_text(seat_view.hand, "\n")))
-        if my_turn:
-            bids = [BidButton(game_id, "blind")] if seat_view.can_blind_nil else []
-            bids += [BidButton(game_id, str(bid)) for bid in seat_view.legal_bids]
-            for row in _rows(bids):
-                container.add_item(row)
-    elif seat_view.hand:
-        legal = set(seat_view.legal_cards) if my_turn else set()
-        for _, cards in render.suit_groups(seat_view.hand):
-            for row in _rows([CardButton(game_id, card, card in legal) for card in cards]):
-                container.add_item(row)
-    container.add_item(ui.TextDisplay(render.panel_details(live, seat_view)))
-    view = ui.LayoutView(timeout=None)
-    view.add_item(container)
-    return view
+    return draw(faces.panel(live, seat_view, notice))
 
 
 def closed_panel_view(text: str) -> ui.LayoutView:
-    """A panel for a game that isn't running any more: no buttons left to press."""
+    return draw(faces.closed_panel(text))
+
+
+def _button(face: faces.Button) -> ui.Button[Any]:
+    return ui.Button(label=face.label, custom_id=face.custom_id, style=discord.ButtonStyle(face.style),
+                     disabled=face.disabled, emoji=face.emoji)
+
+
+def _item(face: faces.Button) -> ui.Item[Any]:
+    """The dynamic item that answers a face's button (it draws the same button)."""
+    game_id, *rest = face.args
+    assert isinstance(game_id, str)
+    if face.kind == "card":
+        return CardButton(game_id, int(rest[0]), not face.disabled)
+    if face.kind == "bid":
+        return BidButton(game_id, str(rest[0]), not face.disabled)
+    return HandButton(game_id) if face.kind == "hand" else RevealButton(game_id)
+
+
+def draw(face: faces.Face) -> ui.LayoutView:
+    """A face as discord.py's view, of dynamic items only (so discord.py keeps nothing per message)."""
+    container: ui.Container[Any] = ui.Container(accent_colour=discord.Colour(face.colour))
+    for part in face.parts:
+        if isinstance(part, faces.Text):
+            container.add_item(ui.TextDisplay(part.content))
+        elif isinstance(part, faces.Divider):
+            container.add_item(ui.Separator())
+        else:
+            container.add_item(ui.ActionRow(*(_item(button) for button in part.buttons)))
     view = ui.LayoutView(timeout=None)
-    view.add_item(ui.Container(ui.TextDisplay(text), accent_colour=TABLE_COLOUR))
+    view.add_item(container)
     return view

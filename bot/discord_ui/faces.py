@@ -1,0 +1,130 @@
+"""What a panel or a table shows, as plain frozen data: decided once, drawn two ways.
+
+discord.py draws a face as a view of dynamic buttons (for answers to clicks, which route the next
+click); `fastpath` writes the same face straight to JSON for the edits the bot makes most. A face
+is also what a panel is compared by: a panel whose face hasn't changed isn't edited, so a player
+waiting for their turn costs nothing while others play.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.discord_ui import render
+from bot.engine import Card, Phase, SeatView, card_label
+from bot.service import LiveGame
+
+ROW_WIDTH = 5  # buttons per action row
+RED_SUITS = (1, 2)  # diamonds, hearts
+TABLE_COLOUR = 0x2E7D4F  # card-table green
+YOUR_TURN_COLOUR = 0xF0B232
+SUMMARY_COLOUR = 0x4E5058
+
+# Discord's button styles
+PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
+
+
+@dataclass(frozen=True, slots=True)
+class Button:
+    """One button: `kind` names the dynamic item that answers its clicks, `args` rebuild it."""
+
+    kind: str
+    args: tuple[str | int, ...]
+    custom_id: str
+    label: str
+    style: int
+    disabled: bool = False
+    emoji: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Text:
+    content: str
+
+
+@dataclass(frozen=True, slots=True)
+class Divider:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    buttons: tuple[Button, ...]
+
+
+Part = Text | Divider | Row
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A message laid out as one coloured container of parts (Discord's components v2)."""
+
+    colour: int
+    parts: tuple[Part, ...]
+
+
+# ------------------------------------------------------------------------------ buttons
+def hand_button(game_id: str) -> Button:
+    return Button("hand", (game_id,), f"spades:table:{game_id}:hand", "My hand", PRIMARY, emoji="🃏")
+
+
+def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
+    label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
+    return Button("bid", (game_id, bid), f"spades:bid:{game_id}:{bid}", label,
+                  DANGER if bid == "blind" else PRIMARY, disabled=not enabled)
+
+
+def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
+    red = card < 52 and card // 13 in RED_SUITS
+    return Button("card", (game_id, card), f"spades:card:{game_id}:{card}", card_label(card),
+                  DANGER if red else SECONDARY, disabled=not enabled)
+
+
+def reveal_button(game_id: str) -> Button:
+    return Button("reveal", (game_id,), f"spades:reveal:{game_id}", "Show my cards", SECONDARY)
+
+
+def rows(buttons: list[Button]) -> list[Row]:
+    return [Row(tuple(buttons[i:i + ROW_WIDTH])) for i in range(0, len(buttons), ROW_WIDTH)]
+
+
+# ------------------------------------------------------------------------------ faces
+def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
+    """A player's private panel: their cards by suit (a row per suit, wrapped at five) and on their
+    turn the trick so far with exactly the legal cards, or the bids, enabled for one click. While
+    others play it shows nothing that changes with their moves."""
+    my_turn = view.my_turn and live.status == "playing"
+    parts: list[Part] = [Text(f"{render.panel_title(live, view)}\n{render.panel_status(live, view)}")]
+    if notice:
+        parts.append(Text(f"⚠️ {notice}"))
+    game_id = live.game_id
+    if view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
+        parts.append(Row((bid_button(game_id, "blind"), reveal_button(game_id))))
+    elif view.phase is Phase.BIDDING:
+        parts.append(Text(render.hand_text(view.hand, "\n")))
+        if my_turn:
+            bids = [bid_button(game_id, "blind")] if view.can_blind_nil else []
+            parts += rows(bids + [bid_button(game_id, str(bid)) for bid in view.legal_bids])
+    elif view.hand:
+        legal = set(view.legal_cards) if my_turn else set()
+        for _, cards in render.suit_groups(view.hand):
+            parts += rows([card_button(game_id, card, card in legal) for card in cards])
+    parts.append(Text(render.panel_details(live, view)))
+    return Face(YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR, tuple(parts))
+
+
+def closed_panel(text: str) -> Face:
+    """A panel for a game that isn't running any more: no buttons left to press."""
+    return Face(TABLE_COLOUR, (Text(text),))
+
+
+def table(live: LiveGame) -> Face:
+    """The table: seats, scores, the trick with who played what, whose turn; My hand while it runs."""
+    game = live.game
+    assert game is not None
+    parts: list[Part] = [Text(render.table_header(live)), Text(render.table_seats(live)), Divider(),
+                         Text(render.table_play(live))]
+    if live.status == "playing" and not game.is_over:
+        parts.append(Row((hand_button(live.game_id),)))
+    parts.append(Text(render.table_footer(live)))
+    return Face(TABLE_COLOUR, tuple(parts))

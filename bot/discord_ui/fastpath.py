@@ -1,0 +1,109 @@
+"""The bot's most frequent call, made without discord.py: editing a panel or the table through an
+interaction's webhook.
+
+Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py and the README's
+"What one process carries"). Through discord.py each one builds a view of dynamic items, serialises
+it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
+`Message` the bot never reads. Here the JSON is written straight from the face and the answer is
+read only for its status. Everything else (answers to clicks, posts, deletions) stays with
+discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never waits, it
+is put off), and a 429 is handed back to the caller, which tries again once it has passed.
+
+`tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
+discord.py makes of the same face, and the request what discord.py sends for the same edit; a
+discord.py release that changes either fails those tests.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import aiohttp
+import discord
+
+from bot.discord_ui import faces
+
+COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
+_TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
+
+
+def components(face: faces.Face) -> list[dict[str, Any]]:
+    """A face as Discord's components JSON."""
+    return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False,
+             "components": [_part(part) for part in face.parts]}]
+
+
+def _part(part: faces.Part) -> dict[str, Any]:
+    if isinstance(part, faces.Text):
+        return {"type": _TEXT, "content": part.content}
+    if isinstance(part, faces.Divider):
+        return {"type": _SEPARATOR, "divider": True, "spacing": 1}
+    return {"type": _ROW, "components": [_button(button) for button in part.buttons]}
+
+
+def _button(button: faces.Button) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": _BUTTON, "style": button.style, "disabled": button.disabled,
+                            "label": button.label, "custom_id": button.custom_id}
+    if button.emoji is not None:
+        data["emoji"] = {"id": None, "name": button.emoji}
+    return data
+
+
+def edit_body(face: faces.Face) -> bytes:
+    return json.dumps({"components": components(face), "flags": COMPONENTS_V2, "allowed_mentions": _NO_MENTIONS},
+                      separators=(",", ":"), ensure_ascii=True).encode()
+
+
+class RateLimited(discord.HTTPException):
+    """A 429, with how long Discord asked to wait: nothing is sent there again before."""
+
+    def __init__(self, response: aiohttp.ClientResponse, data: Any) -> None:
+        super().__init__(response, data)
+        retry_after = data.get("retry_after") if isinstance(data, dict) else None
+        self.retry_after = float(retry_after if retry_after is not None else response.headers.get("Retry-After", 1))
+
+
+class FastEdits:
+    """Edits messages through interactions' webhooks (outside the global rate limit)."""
+
+    def __init__(self) -> None:
+        self._session: aiohttp.ClientSession | None = None
+
+    def _open(self) -> aiohttp.ClientSession:
+        if self._session is None or self._session.closed:
+            self._session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar(),
+                                                  timeout=aiohttp.ClientTimeout(total=30))
+        return self._session
+
+    async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
+        """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
+        `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry."""
+        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
+               f"/messages/{message}")
+        async with self._open().patch(url, data=edit_body(face), headers=_JSON) as response:
+            if response.status < 300:
+                await response.read()
+                return
+            text = await response.text()
+            try:
+                data: Any = json.loads(text)
+            except ValueError:
+                data = text
+            if response.status == 404:
+                raise discord.NotFound(response, data)
+            if response.status == 403:
+                raise discord.Forbidden(response, data)
+            if response.status >= 500:
+                raise discord.DiscordServerError(response, data)
+            if response.status == 429:
+                raise RateLimited(response, data)
+            raise discord.HTTPException(response, data)
+
+    async def close(self) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+
+_JSON = {"Content-Type": "application/json"}
+_NO_MENTIONS = discord.AllowedMentions.none().to_dict()  # as the bot's client sets for every message

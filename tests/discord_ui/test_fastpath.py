@@ -1,0 +1,156 @@
+"""The fast path writes panel and table edits without discord.py: these tests hold it to what
+discord.py itself would send, so a discord.py release that changes the components JSON or the edit
+request fails here rather than on a player's panel."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import discord
+import pytest
+from aiohttp import web
+
+from bot.discord_ui import faces, fastpath
+from bot.discord_ui.views import draw
+from bot.engine import Game, Mode, Rules, seat_view
+from bot.service import LiveGame
+from bot.store import Seat
+
+APP_ID, TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4"
+
+
+def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
+    names = ["alice", "bob", "carol", "dave"][: 3 if mode is Mode.CUTTHROAT else 4]
+    seats = [Seat(i, name, user_id=i + 1) for i, name in enumerate(names)]
+    live = LiveGame("ab12", 1, 2, mode, rules, 1, seats, 120.0, status="playing")
+    live.game = Game.new("ab12", mode, rules, seed=seed, names=names)
+    live.game.deal()
+    return live
+
+
+def _faces_through_games() -> list[faces.Face]:
+    """Every kind of panel and table a game shows: bidding, blind nil offers, play, jokers, the end."""
+    found: list[faces.Face] = [faces.closed_panel("This game is over.")]
+    rng = random.Random(7)
+    for mode, rules in [(Mode.CUTTHROAT, Rules(target=50, mercy=50, jokers=True)),
+                        (Mode.SOLO, Rules(target=100)),
+                        (Mode.PARTNERS, Rules(blind_nil_deficit=0, target=100))]:
+        live = _live(mode, rules, seed=rng.randrange(10_000))
+        game = live.game
+        assert game is not None
+        for step in range(400):
+            if step % 7 == 0:
+                found.append(faces.table(live))
+                for viewer in range(game.seats):
+                    found.append(faces.panel(live, seat_view(game, viewer), "Not your turn." if viewer else None))
+            if game.is_over:
+                break
+            seat = game.turn
+            assert seat is not None
+            if game.cards_hidden(seat):
+                game.reveal(seat)
+            elif game.phase.name == "BIDDING":
+                game.bid(seat, rng.choice(seat_view(game, seat).legal_bids))
+            else:
+                game.play(seat, rng.choice(seat_view(game, seat).legal_cards))
+            if game.phase.name == "DEALING":
+                game.deal()
+        live.status = "finished"
+        found.append(faces.table(live))
+    return found
+
+
+def test_the_json_is_what_discord_py_makes_of_the_same_face() -> None:
+    shown = _faces_through_games()
+    assert len(shown) > 100
+    for face in shown:
+        assert fastpath.components(face) == draw(face).to_components()
+        assert draw(face).has_components_v2()
+
+
+def _json(data: dict[str, Any], status: int) -> web.Response:
+    """As Discord answers: discord.py reads a body as JSON only under exactly this content type."""
+    return web.Response(body=json.dumps(data).encode(), status=status, headers={"Content-Type": "application/json"})
+
+
+@pytest.fixture
+async def captured() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
+    """A web server on 127.0.0.1 that records each request and answers as Discord does."""
+    requests: list[dict[str, Any]] = []
+
+    async def answer(request: web.Request) -> web.Response:
+        body = await request.read()
+        requests.append({"method": request.method, "path": request.path, "query": dict(request.query),
+                         "content_type": request.content_type, "json": json.loads(body)})
+        if request.headers.get("X-Test-Status") == "429":
+            return _json({"message": "You are being rate limited.", "retry_after": 2.5, "global": False}, 429)
+        return _json({"id": "1", "channel_id": "2", "type": 0, "content": "", "author": {
+            "id": str(APP_ID), "username": "spades", "discriminator": "0", "avatar": None},
+            "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
+            "mention_everyone": False, "tts": False, "timestamp": "2026-01-01T00:00:00+00:00",
+            "edited_timestamp": None, "flags": 32768, "components": []}, 200)
+
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    old_base = discord.http.Route.BASE
+    discord.http.Route.BASE = f"http://127.0.0.1:{port}/api/v10"
+    try:
+        yield discord.http.Route.BASE, requests
+    finally:
+        discord.http.Route.BASE = old_base
+        await runner.cleanup()
+
+
+class _Interaction:
+    application_id, token = APP_ID, TOKEN
+
+
+@pytest.mark.parametrize("message", ["@original", 987654321])
+async def test_the_request_is_what_discord_py_sends_for_the_same_edit(
+        captured: tuple[str, list[dict[str, Any]]], message: int | str) -> None:
+    _, requests = captured
+    face = _faces_through_games()[5]
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    async with aiohttp.ClientSession() as session:  # the bot's client: mentions off unless a message asks
+        webhook = discord.Webhook.partial(APP_ID, TOKEN, session=session, client=client)
+        await webhook.edit_message(message, view=draw(face))  # type: ignore[arg-type]  # "@original" too
+    edits = fastpath.FastEdits()
+    try:
+        await edits.edit(_Interaction(), message, face)  # type: ignore[arg-type]
+    finally:
+        await edits.close()
+    theirs, ours = requests
+    assert (ours["method"], ours["path"], ours["content_type"]) == (theirs["method"], theirs["path"],
+                                                                    theirs["content_type"])
+    # What shows: the layout, its flag, and no pings. (A partial webhook also sends `tts: false` and
+    # `with_components`, which an interaction's webhook, the bot's own application, doesn't need.)
+    meaning = ("components", "flags", "allowed_mentions")
+    assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
+    assert set(ours["json"]) == set(meaning) and not theirs["json"].get("tts")
+
+
+async def test_a_429_says_how_long_to_wait(captured: tuple[str, list[dict[str, Any]]]) -> None:
+    base, _ = captured
+    edits = fastpath.FastEdits()
+    try:
+        async with edits._open().patch(f"{base}/x", headers={"X-Test-Status": "429"}, data=b"{}") as response:
+            assert response.status == 429
+        original = fastpath._JSON
+        fastpath._JSON = {**original, "X-Test-Status": "429"}
+        try:
+            with pytest.raises(fastpath.RateLimited) as limited:
+                await edits.edit(_Interaction(), "@original", faces.closed_panel("asleep"))  # type: ignore[arg-type]
+        finally:
+            fastpath._JSON = original
+        assert limited.value.status == 429 and limited.value.retry_after == 2.5
+    finally:
+        await edits.close()

@@ -31,9 +31,11 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.config import TOKEN_GLOBAL_RATE
-from bot.discord_ui import render
+from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.faces import Face
+from bot.discord_ui.fastpath import FastEdits, RateLimited
 from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
 from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
@@ -77,6 +79,13 @@ class Wake:
     """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again."""
 
 
+class _TableDue:
+    """For the lane: the game changed, so the table is to be brought up to date at its pace."""
+
+
+_TABLE = _TableDue()
+
+
 @dataclass
 class Desk:
     """One game's publishing state."""
@@ -84,7 +93,6 @@ class Desk:
     panels: PanelSet
     queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
     task: asyncio.Task[None] | None = None
-    last_refresh: float = 0.0
     last_table: float = 0.0  # when the table was last brought up to date
     table_stale: bool = False  # it was left behind to keep its pace: an edit is due at last_table + gap
     table_id: int | None = None  # the table message this worker last knew of
@@ -98,12 +106,16 @@ class Desk:
     channel_gone: bool = False
     busy: bool = False
     live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
+    lane: asyncio.Queue[tuple[LiveGame, Change | _TableDue]] = field(default_factory=asyncio.Queue)
+    lane_task: asyncio.Task[None] | None = None
+    lane_busy: bool = False
+    repost: bool = False  # the table is to be posted anew at the bottom (`/spades table`)
 
 
 class Publisher:
     def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
                  panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE,
-                 webhook_edits: int = EDITS_PER_WINDOW) -> None:
+                 webhook_edits: int = EDITS_PER_WINDOW, edits: FastEdits | None = None) -> None:
         self.client = client
         self.budget = RestBudget(global_rate)  # every call below that counts against the token's limit
         self.panel_life = panel_life
@@ -115,6 +127,7 @@ class Publisher:
         self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
+        self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
 
     @property
     def games(self) -> GameService:
@@ -125,7 +138,8 @@ class Publisher:
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
         desk = self._desks.get(live.game_id)
         if desk is None:
-            desk = self._desks[live.game_id] = Desk(panels=PanelSet(self.pace, self.panel_life, self.refresh_interval))
+            desk = self._desks[live.game_id] = Desk(panels=PanelSet(self.pace, self.edits, self.panel_life,
+                                                                    self.refresh_interval))
             desk.task = asyncio.create_task(self._work(live.game_id, desk))
         if desk.table_id is None:
             desk.table_id = live.table_message_id
@@ -137,14 +151,14 @@ class Publisher:
         self.publish(live, [Repost()])
 
     def panel_shown(self, live: LiveGame, user_id: int, interaction: discord.Interaction[Any],
-                    token: int) -> Panel | None:
-        """A click showed `user_id` their panel as of the game's `token`: keep it current from now
-        on. Returns the panel it replaces when that is another message (to be removed)."""
+                    token: int, face: Face | None = None) -> Panel | None:
+        """A click showed `user_id` their panel (`face`) as of the game's `token`: keep it current
+        from now on. Returns the panel it replaces when that is another message (to be removed)."""
         desk = self._desks.get(live.game_id)
         if desk is None:
             self.publish(live, [])
             desk = self._desks[live.game_id]
-        replaced = desk.panels.show(user_id, interaction, token)
+        replaced = desk.panels.show(user_id, interaction, token, face)
         desk.queue.put_nowait((live, Wake()))
         return replaced
 
@@ -158,18 +172,23 @@ class Publisher:
     async def close(self, timeout: float = 5.0) -> bool:
         """Finish what is queued (up to `timeout`), then stop. True if nothing was left undone."""
         deadline = time.monotonic() + timeout
-        while any(d.busy or not d.queue.empty() for d in self._desks.values()) and time.monotonic() < deadline:
+        while any(_working(d) for d in self._desks.values()) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        drained = not any(d.busy or not d.queue.empty() for d in self._desks.values())
-        tasks = [d.task for d in self._desks.values() if d.task is not None]
+        drained = not any(_working(d) for d in self._desks.values())
+        tasks = [t for d in self._desks.values() for t in (d.task, d.lane_task) if t is not None]
         for task in tasks:
             task.cancel()
         for task in tasks:
             with contextlib.suppress(asyncio.CancelledError):
                 await task
+        await self.edits.close()
         return drained
 
-    # ------------------------------------------------------------------------- the worker
+    # ------------------------------------------------------------------------- the workers
+    # Each game has two: one keeps the players' panels current (calls that never wait for the
+    # budget), the other, the desk's lane, does what goes through the channel or by direct message
+    # in order (owed posts, then the table at its pace), waiting for the budget as it must. A
+    # backlog of counted calls then delays tables and posts, never a player's turn on their panel.
     async def _work(self, game_id: str, desk: Desk) -> None:
         try:
             await self._serve(game_id, desk)
@@ -177,58 +196,116 @@ class Publisher:
             raise
         except Exception:  # a bug here must not silence the game: its next change starts a new worker
             log.exception("game %s: publishing failed", game_id)
-            self._desks.pop(game_id, None)
+            self._drop(game_id, desk)
 
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
             try:
-                live, item = await asyncio.wait_for(desk.queue.get(), self._next_timer(desk))
+                live, item = desk.queue.get_nowait() if not desk.queue.empty() else \
+                    await asyncio.wait_for(desk.queue.get(), desk.panels.next_timer())
             except TimeoutError:
                 await desk.panels.put_to_sleep()
-                if desk.live is not None and await self._catch_up(game_id, desk, desk.live):
-                    return
+                if desk.live is not None:
+                    if desk.panels.retry_due():
+                        await self._refresh_panels(desk, desk.live)
+                    if self._done_with(game_id, desk, desk.live):
+                        return
                 continue
             desk.busy, desk.live = True, live
-            refresh = repost = False
+            refresh = False
             while True:
-                if isinstance(item, Repost):
-                    refresh = repost = True
-                elif isinstance(item, TableChanged):
+                if isinstance(item, Repost | TableChanged):
                     refresh = True
+                    desk.repost = desk.repost or isinstance(item, Repost)
                 elif not isinstance(item, Wake):
-                    await self._deliver(desk, live, item)
-                if desk.queue.empty() and refresh:  # wait out the interval, taking in what arrives
-                    wait = desk.last_refresh + self.refresh_interval - time.monotonic()
-                    if wait > 0:
-                        await asyncio.sleep(wait)
+                    self._to_lane(desk, live, item)
                 if desk.queue.empty():
                     break
                 live, item = desk.queue.get_nowait()
             if refresh:
-                await self._refresh(desk, live, repost)
-                desk.last_refresh = time.monotonic()
+                if live.game is not None:
+                    await self._refresh_panels(desk, live)
+                self._to_lane(desk, live, _TABLE)
             desk.busy = False
             if self._done_with(game_id, desk, live):
                 return
 
-    async def _catch_up(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
-        """What was put off is due: a panel to try again, the table at its pace. True once the
-        game is done with."""
-        if desk.panels.retry_due():
-            await self._refresh_panels(desk, live)
-        if desk.table_stale and self._table_due_in(desk) == 0:
-            await self._refresh_table(desk, live, repost=False)
-        return self._done_with(game_id, desk, live)
+    def _to_lane(self, desk: Desk, live: LiveGame, item: Change | _TableDue) -> None:
+        if desk.lane_task is None or desk.lane_task.done():
+            desk.lane_task = asyncio.create_task(self._lane_work(live.game_id, desk))
+        desk.lane.put_nowait((live, item))
+
+    async def _lane_work(self, game_id: str, desk: Desk) -> None:
+        try:
+            await self._lane(desk)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("game %s: publishing failed", game_id)
+            self._drop(game_id, desk)
+
+    async def _lane(self, desk: Desk) -> None:
+        """Owed posts in order, then the table: brought up to date once what came before it is out,
+        at most once per refresh interval (a burst of moves is one edit), at once when it must be
+        posted or shows the end of the game."""
+        while True:
+            wait = self._table_due_in(desk) if desk.table_stale else None
+            try:  # (a timeout of 0 would cancel the get even with an item waiting)
+                live, item = desk.lane.get_nowait() if not desk.lane.empty() else \
+                    await asyncio.wait_for(desk.lane.get(), wait)
+            except TimeoutError:
+                latest = desk.live
+                if latest is None:
+                    desk.table_stale = False
+                    continue
+                live, item = latest, None
+            desk.lane_busy = True
+            if isinstance(item, _TableDue):
+                desk.table_stale = True
+            elif item is not None:
+                await self._deliver(desk, live, item)
+            if desk.lane.empty():
+                if desk.table_stale:
+                    await self._table_if_due(desk, live)
+                if live.game is not None:
+                    await self._send_owed_dms(desk, live)
+                if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
+                    (ping_id, _, via), desk.ping = desk.ping, None
+                    await self._delete(live.channel_id, ping_id, via)
+            desk.lane_busy = False
+            if self._done_with(live.game_id, desk, live):
+                return
+
+    async def _table_if_due(self, desk: Desk, live: LiveGame) -> None:
+        if live.game is None:
+            desk.table_stale = False
+            if desk.repost and live.status == "lobby":
+                desk.repost = False
+                await self._guard(desk, live, lambda: self._post_lobby(live))
+            return
+        if desk.repost or desk.table_id is None or not live.active or self._table_due_in(desk) == 0:
+            repost, desk.repost = desk.repost, False
+            await self._refresh_table(desk, live, repost)
 
     def _done_with(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
-        """A game that has ended and shows its end everywhere (no panel or table put off for
+        """A game that has ended and shows its end everywhere (no panel, post or table put off for
         later): nothing per game outlives it."""
-        if live.active or not desk.queue.empty() or desk.panels.retry_at is not None or desk.table_stale:
+        if (live.active or desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty()
+                or desk.panels.retry_at is not None or desk.table_stale):
             return False
-        self._desks.pop(game_id, None)
-        if self._channels.get(live.channel_id) == game_id:
-            del self._channels[live.channel_id]
+        self._drop(game_id, desk)
         return True
+
+    def _drop(self, game_id: str, desk: Desk) -> None:
+        """Forget a game's desk; its other worker stops too (the next change starts new ones)."""
+        if self._desks.get(game_id) is desk:
+            del self._desks[game_id]
+            if desk.live is not None and self._channels.get(desk.live.channel_id) == game_id:
+                del self._channels[desk.live.channel_id]
+        current = asyncio.current_task()
+        for task in (desk.task, desk.lane_task):
+            if task is not None and task is not current:
+                task.cancel()
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
         """Run `work`, retrying passing faults with backoff. False if it was given up."""
@@ -254,6 +331,10 @@ class Publisher:
                     await self._give_up(desk, live, "I lost access to its channel")
                     return False
                 log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
+            except RateLimited as error:  # honoured to the letter: tried again then, no sooner, no later
+                log.info("game %s: rate limited for %.2f s", live.game_id, error.retry_after)
+                await self._wait_out(desk, live, error.retry_after)
+                continue
             except discord.HTTPException as error:
                 if not passing(error):
                     log.exception("game %s: couldn't update Discord", live.game_id)
@@ -266,12 +347,11 @@ class Publisher:
         return False
 
     async def _wait_out(self, desk: Desk, live: LiveGame, delay: float) -> None:
-        """Wait before retrying the channel; the players' panels and direct messages don't need the
-        channel, so the game stays playable meanwhile."""
+        """Wait before retrying the channel; direct messages don't need it (nor do the panels, kept
+        current by the other worker), so the game stays playable meanwhile."""
         until = time.monotonic() + delay
         while (left := until - time.monotonic()) > 0:
             if live.game is not None:
-                await self._refresh_panels(desk, live)
                 await self._send_owed_dms(desk, live)
             await asyncio.sleep(min(left, self.refresh_interval))
 
@@ -454,24 +534,6 @@ class Publisher:
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 
     # ------------------------------------------------------------------------- refreshing
-    async def _refresh(self, desk: Desk, live: LiveGame, repost: bool) -> None:
-        if live.game is None:
-            if repost and live.status == "lobby":
-                await self._guard(desk, live, lambda: self._post_lobby(live))
-            return
-        # Panels first: they don't count against the global limit, so they never wait on the table.
-        # The table keeps its own pace (a burst of moves is one edit); it is never left behind
-        # when it must be posted, or shows the end of the game.
-        await self._refresh_panels(desk, live)
-        if repost or desk.table_id is None or not live.active or self._table_due_in(desk) == 0:
-            await self._refresh_table(desk, live, repost)
-        else:
-            desk.table_stale = True
-        await self._send_owed_dms(desk, live)
-        if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
-            (ping_id, _, via), desk.ping = desk.ping, None
-            await self._delete(live.channel_id, ping_id, via)
-
     async def _refresh_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         desk.table_stale = False
         await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
@@ -482,12 +544,6 @@ class Publisher:
         via = desk.table_via
         webhook = self.pace.ready_in(via.interaction) if via is not None else 0.0
         return max(0.0, desk.last_table + self.refresh_interval - time.monotonic(), webhook)
-
-    def _next_timer(self, desk: Desk) -> float | None:
-        """Seconds until a panel must sleep or be tried again, or the table is due (None: nothing)."""
-        timers = [t for t in (desk.panels.next_timer(), self._table_due_in(desk) if desk.table_stale else None)
-                  if t is not None]
-        return min(timers) if timers else None
 
     async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
@@ -528,7 +584,7 @@ class Publisher:
         try:
             if via is not None and via.alive(time.monotonic()):
                 self.pace.spend(via.interaction)
-                await via.interaction.followup.edit_message(table, view=table_view(live))
+                await self.edits.edit(via.interaction, table, faces.table(live))
             else:
                 await self.budget.take(Priority.TABLE)
                 await self._channel(live).get_partial_message(table).edit(view=table_view(live))
@@ -553,6 +609,10 @@ class Publisher:
         else:
             self._dm_channels.move_to_end(user_id)
         return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
+
+def _working(desk: Desk) -> bool:
+    return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty()
 
 
 def _nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:

@@ -448,7 +448,8 @@ player would do, and why; after a game, `/spades review` goes over your bids and
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
 starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
+`score` · `rules` · `record` · `review` · \
+`leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

@@ -15,9 +15,10 @@ from typing import Any
 import discord
 from discord import ui
 
-from bot.discord_ui import render
+from bot.discord_ui import coach_ui, render
 from bot.engine import Card, HandLog, Phase, SeatView, card_label
 from bot.service import LiveGame
+from bot.service.coach import hints_refusal
 
 GAME = r"(?P<game>[0-9a-f]{1,32})"
 ROW_WIDTH = 5  # buttons per action row
@@ -132,7 +133,42 @@ class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{
         await interaction.client.handlers.rematch(interaction, self.game_id)
 
 
-BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton)
+class HintButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:hint:{GAME}"):
+    """**Hint** on the panel, on the player's turn, in a game that allows hints."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Hint", custom_id=f"spades:hint:{game_id}",
+                                   style=discord.ButtonStyle.secondary, emoji="💡"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> HintButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await coach_ui.hint(interaction, self.game_id)
+
+
+class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GAME}"):
+    """**Review** on the game-over post: the clicker's own game, reviewed privately."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Review", custom_id=f"spades:review:{game_id}",
+                                   style=discord.ButtonStyle.secondary, emoji="🔎"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> ReviewButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await coach_ui.review(interaction, self.game_id)
+
+
+BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
+                ReviewButton)
 
 
 def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:
@@ -158,7 +194,7 @@ def hand_button_view(game_id: str) -> ui.View:
 
 
 def rematch_view(game_id: str) -> ui.View:
-    return _buttons([RematchButton(game_id)])
+    return _buttons([RematchButton(game_id), ReviewButton(game_id)])
 
 
 def table_view(live: LiveGame) -> ui.LayoutView:
@@ -208,6 +244,8 @@ def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -
         for _, cards in render.suit_groups(seat_view.hand):
             for row in _rows([CardButton(game_id, card, card in legal) for card in cards]):
                 container.add_item(row)
+    if my_turn and hints_refusal(live) is None:
+        container.add_item(ui.ActionRow(HintButton(game_id)))
     container.add_item(ui.TextDisplay(render.panel_details(live, seat_view)))
     view = ui.LayoutView(timeout=None)
     view.add_item(container)

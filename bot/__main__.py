@@ -1,4 +1,4 @@
-"""Entry points: `python -m bot` runs the Discord bot; `selfplay` and `play` work offline."""
+"""Entry points: `python -m bot` runs the Discord bot; `selfplay`, `play` and `review` work offline."""
 
 from __future__ import annotations
 
@@ -21,7 +21,18 @@ def main(argv: list[str] | None = None) -> int:
 
     selfplay.add_arguments(commands.add_parser("selfplay", help="computer players play whole games offline"))
     play_cli.add_arguments(commands.add_parser("play", help="play a game in the terminal against computer players"))
+    review_parser = commands.add_parser("review", help="review a finished game's record with the hard player")
+    from bot.ai import review
+
+    review.add_arguments(review_parser)
     args = parser.parse_args(argv)
+    if args.command == "review":
+        try:
+            review.run(args)
+        except ValueError as error:
+            print(f"{parser.prog} review: {error}", file=sys.stderr)
+            return 2
+        return 0
     if args.command in ("selfplay", "play"):
         try:
             (selfplay.run if args.command == "selfplay" else play_cli.run)(args)

@@ -30,6 +30,7 @@ from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
 from bot.service import GameService
 from bot.service.clock import OffsetClock
+from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
 from bot.store import ShardSet, Store, StoreError, check_database_url, open_store
 
@@ -77,7 +78,7 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
     )
     season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
     seasons = SeasonService(store, client.podiums, clock=season_clock, shards=shard_set(config))
-    client.attach(service, seasons)
+    client.attach(service, seasons, CoachService(service, runner))
     return client
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Sequence
+from typing import NamedTuple
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
@@ -27,6 +28,14 @@ MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
 BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
+
+
+class BidValue(NamedTuple):
+    """A candidate bid's mean reward over sampled deals, and the tricks the seat took on average."""
+
+    bid: int
+    reward: float
+    tricks: float
 
 
 class Budget:
@@ -161,11 +170,15 @@ class HardPlayer:
 
     def play(self, view: SeatView) -> int:
         """The card with the best mean reward, each distinct card played out on the same deals."""
-        deadline = self._deadline()
-        hand = mask_of(view.hand)
-        candidates = distinct_cards(view.legal_cards, hand, view.played_mask)
+        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), view.played_mask)
         if len(candidates) == 1:
             return candidates[0]
+        values = self.play_values(view, candidates)
+        return candidates[max(range(len(candidates)), key=values.__getitem__)]
+
+    def play_values(self, view: SeatView, candidates: Sequence[int]) -> list[float]:
+        """Each candidate card's mean reward over the same sampled deals (the coach compares them)."""
+        deadline = self._deadline()
         sampler = Sampler(view, self.rng)
         scorer = Scorer(view)
         base = PlayState.from_view(view)
@@ -185,25 +198,38 @@ class HardPlayer:
                 else:
                     rollout(child)
                     totals[index] += scorer.rewards(child)[seat]
-        return candidates[max(range(len(candidates)), key=totals.__getitem__)]
+        return [total / iteration for total in totals]
 
     def bid(self, view: SeatView) -> int:
         """The bid with the best expected reward over sampled deals, others bidding as predicted."""
-        deadline = self._deadline()
+        candidates, predicted = self.bid_candidates(view)
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else predicted
+        values = self.bid_values(view, candidates)
+        return candidates[max(range(len(candidates)), key=lambda i: values[i].reward)]
+
+    def bid_candidates(self, view: SeatView) -> tuple[list[int], int]:
+        """The bids worth searching (within two of the normal bid, and nil for a hand that may try
+        it), and the normal player's bid."""
         hand = mask_of(view.hand)
         legal = view.legal_bids
         predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view))
         candidates = [b for b in legal if b > 0 and abs(b - predicted) <= 2]
         if 0 in legal and (predicted == 0 or nil_worth_trying(view.mode, hand, mate_bid(view))):
             candidates.append(0)
-        if len(candidates) <= 1:
-            return candidates[0] if candidates else predicted
+        return candidates, predicted
+
+    def bid_values(self, view: SeatView, candidates: Sequence[int]) -> list[BidValue]:
+        """Each candidate bid's mean reward, and the tricks the seat took on average with it, over
+        the same sampled deals played out by the normal policy."""
+        deadline = self._deadline()
         sampler = Sampler(view, self.rng)
         scorer = Scorer(view)
         seat = view.seat
         leader = (view.dealer + 1) % view.seats
         others_legal = ALL_BIDS[1 if not view.rules.nil else 0:view.tricks_per_hand + 1]
         totals = [0.0] * len(candidates)
+        tricks = [0] * len(candidates)
         iteration = 0
         while self._keep_going(iteration, deadline):
             iteration += 1
@@ -216,4 +242,6 @@ class HardPlayer:
                                   [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False)
                 rollout(state)
                 totals[index] += scorer.rewards(state)[seat]
-        return candidates[max(range(len(candidates)), key=totals.__getitem__)]
+                tricks[index] += state.won[seat]
+        return [BidValue(bid, total / iteration, took / iteration)
+                for bid, total, took in zip(candidates, totals, tricks, strict=True)]

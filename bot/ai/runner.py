@@ -2,7 +2,9 @@
 
 Forced moves are answered at once and easy/normal decide in-process (well under a millisecond);
 the hard player's search runs in a process pool within its time budget, so a channel where
-computer players are thinking stays as responsive to people as any other.
+computer players are thinking stays as responsive to people as any other. Hints search in the same
+pool on the same budget; reviews (seconds of search) run in a one-worker pool of their own, so a
+review never keeps a computer player waiting.
 """
 
 from __future__ import annotations
@@ -11,10 +13,14 @@ import asyncio
 import multiprocessing
 import os
 import time
+from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
+from typing import Any
 
 from bot.ai import Move, forced_move, make_player
+from bot.ai.coach import Hint, advise
 from bot.ai.hard import DEFAULT_BUDGET_S
+from bot.ai.review import review_game, review_text
 from bot.engine import SeatView
 
 POOLED_LEVELS = frozenset({"hard"})
@@ -29,6 +35,16 @@ def decide_in_worker(level: str, view: SeatView, seed: int, deadline: float) -> 
     return make_player(level, seed, budget).choose(view)
 
 
+def hint_in_worker(view: SeatView, seed: int, deadline: float) -> Hint:
+    """Run in a pool process: a hint, searched to the same kind of deadline as a decision."""
+    return advise(view, seed, max(MIN_SEARCH_S, deadline - time.time()))
+
+
+def review_in_worker(record: Mapping[str, Any], seat: int, seed: int) -> str:
+    """Run in the review process: a whole game's review, within the reviewer's own time limit."""
+    return review_text(review_game(record, seat, seed))
+
+
 class DecisionRunner:
     """Owns the process pool (created on first use, one worker per spare core) for search players."""
 
@@ -36,12 +52,26 @@ class DecisionRunner:
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
         self.budget_s = budget_s
         self._pool: ProcessPoolExecutor | None = None
+        self._review_pool: ProcessPoolExecutor | None = None
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # "spawn": the service has threads (discord.py, the store's reader and fsync), which fork must not copy.
             self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
         return self._pool
+
+    async def hint(self, view: SeatView, seed: int) -> Hint:
+        """The hard player's choice for ``view``'s seat with its reason, bounded like a decision."""
+        loop = asyncio.get_running_loop()
+        deadline = time.time() + self.budget_s
+        return await loop.run_in_executor(self._executor(), hint_in_worker, view, seed, deadline)
+
+    async def review(self, record: Mapping[str, Any], seat: int, seed: int) -> str:
+        """A finished game's review for one seat, in the review process (one at a time)."""
+        if self._review_pool is None:
+            self._review_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._review_pool, review_in_worker, dict(record), seat, seed)
 
     async def decide(self, level: str, view: SeatView, seed: int, budget_s: float | None = None) -> Move:
         """The move for ``view``'s seat; raises ``ValueError`` for an unknown level."""
@@ -56,6 +86,7 @@ class DecisionRunner:
 
     def close(self) -> None:
         """Stop the workers; pending decisions are cancelled. The runner can be used again after."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        for pool in (self._pool, self._review_pool):
+            if pool is not None:
+                pool.shutdown(wait=True, cancel_futures=True)
+        self._pool = self._review_pool = None

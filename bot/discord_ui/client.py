@@ -11,6 +11,7 @@ import discord
 from discord import app_commands
 
 from bot.config import TOKEN_GLOBAL_RATE
+from bot.discord_ui.coach_ui import review_command
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.handlers import Handlers
@@ -20,6 +21,7 @@ from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.views import BUTTON_KINDS
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
+from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
 
 log = logging.getLogger("bot")
@@ -29,6 +31,7 @@ def spades_group() -> SpadesCommands:
     """/spades with every subcommand, the nested groups included."""
     group = SpadesCommands()
     group.add_command(SeasonCommands())
+    group.add_command(review_command)
     return group
 
 
@@ -58,12 +61,14 @@ class SpadesBot(discord.Client):
         self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
         self._service: GameService | None = None
         self._seasons: SeasonService | None = None
+        self._coaching: CoachService | None = None
         self._click_handlers: Handlers | None = None
 
-    def attach(self, service: GameService, seasons: SeasonService) -> None:
+    def attach(self, service: GameService, seasons: SeasonService, coaching: CoachService) -> None:
         """The composition root hands the services in before the client starts."""
         self._service = service
         self._seasons = seasons
+        self._coaching = coaching
         self.publisher.service = service
         self.podiums.service = seasons
         self._click_handlers = Handlers(service, self.publisher)
@@ -77,6 +82,11 @@ class SpadesBot(discord.Client):
     def seasons(self) -> SeasonService:
         assert self._seasons is not None, "attach() the services first"
         return self._seasons
+
+    @property
+    def coaching(self) -> CoachService:
+        assert self._coaching is not None, "attach() the services first"
+        return self._coaching
 
     @property
     def handlers(self) -> Handlers:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands
 
-from bot.discord_ui import render
+from bot.discord_ui import coach_ui, render
 from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.season_render import board_label, card_picture, season_stats_text
@@ -27,6 +27,7 @@ ModeName = Literal["cutthroat", "solo", "partners"]
 SortName = Literal["rating", "wins", "win_rate", "points"]
 LevelName = Literal["easy", "normal", "hard"]
 SetPenalty = Literal["minus", "zero"]
+HINT = "hint"  # typed as the bid or the card: the Hint button's answer, where hints are allowed
 
 
 def _channel_id(interaction: Command) -> int:
@@ -71,6 +72,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         mercy="end the game when someone drops to minus this (0 = off)",
         leftover="cutthroat: set aside the last card or the 2 of clubs",
         jokers="cutthroat: add both jokers as the top spades (18 cards each)",
+        hints="the Hint button: auto (on with a computer player at the table), on, or off",
     )
     async def new(
         self, interaction: Command,
@@ -88,6 +90,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         mercy: app_commands.Range[int, 0, 1000] | None = None,
         leftover: Literal["last", "two_clubs"] | None = None,
         jokers: bool | None = None,
+        hints: Literal["auto", "on", "off"] | None = None,
     ) -> None:
         given = {
             "target": target, "nil": nil, "blind_nil": blind_nil, "blind_nil_deficit": blind_nil_deficit,
@@ -95,7 +98,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             "set_penalty": set_penalty, "nil_value": nil_value, "blind_nil_value": blind_nil_value,
             "bag_limit": bag_limit, "bag_penalty": bag_penalty,
             "nil_tricks_help_partner": nil_tricks_help_partner, "mercy": mercy, "leftover": leftover,
-            "jokers": jokers,
+            "jokers": jokers, "hints": hints,
         }
         options: dict[str, object] = {k: v for k, v in given.items() if v is not None}  # mercy 0: the rules' off
         service = interaction.client.service
@@ -133,9 +136,13 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @app_commands.command(description="Bid when it is your turn: nil, blind nil, a number of tricks, "
                                       "or show my cards")
-    @app_commands.describe(bid="nil, blind nil, a number, or “show my cards” to give up blind nil and look")
+    @app_commands.describe(bid="nil, blind nil, a number, “show my cards” to give up blind nil and look, "
+                               "or “hint”")
     async def bid(self, interaction: Command, bid: str) -> None:
         service, live, user_id = interaction.client.service, _channel_game(interaction), interaction.user.id
+        if bid.strip().lower() == HINT:
+            await coach_ui.hint(interaction, live.game_id)
+            return
         if asks_to_see_cards(bid):
             await service.reveal(live, user_id)
             await interaction.client.handlers.open_panel(interaction, notice=render.CARDS_SHOWN)
@@ -157,8 +164,11 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         return [app_commands.Choice(name=c, value=c) for c in choices if c.startswith(typed)][:25]
 
     @app_commands.command(description="Play a card when it is your turn")
-    @app_commands.describe(card="for example AS, 10h, Q♥ or queen of hearts")
+    @app_commands.describe(card="for example AS, 10h, Q♥ or queen of hearts; “hint” asks the hard player")
     async def play(self, interaction: Command, card: str) -> None:
+        if card.strip().lower() == HINT:
+            await coach_ui.hint(interaction, _channel_game(interaction).game_id)
+            return
         played = await interaction.client.service.play(_channel_game(interaction), interaction.user.id, card)
         await interaction.response.send_message(f"You played {card_label(played)}.", ephemeral=True)
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from bot.discord_ui import render
 from bot.engine import Card, Phase, SeatView, card_label
 from bot.service import LiveGame
+from bot.service.coach import hints_refusal
 
 ROW_WIDTH = 5  # buttons per action row
 RED_SUITS = (1, 2)  # diamonds, hearts
@@ -84,6 +85,10 @@ def reveal_button(game_id: str) -> Button:
     return Button("reveal", (game_id,), f"spades:reveal:{game_id}", "Show my cards", SECONDARY)
 
 
+def hint_button(game_id: str) -> Button:
+    return Button("hint", (game_id,), f"spades:hint:{game_id}", "Hint", SECONDARY, emoji="💡")
+
+
 def rows(buttons: list[Button]) -> list[Row]:
     return [Row(tuple(buttons[i:i + ROW_WIDTH])) for i in range(0, len(buttons), ROW_WIDTH)]
 
@@ -109,6 +114,8 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
         legal = set(view.legal_cards) if my_turn else set()
         for _, cards in render.suit_groups(view.hand):
             parts += rows([card_button(game_id, card, card in legal) for card in cards])
+    if my_turn and hints_refusal(live) is None:
+        parts.append(Row((hint_button(game_id),)))
     parts.append(Text(render.panel_details(live, view)))
     return Face(YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR, tuple(parts))
 

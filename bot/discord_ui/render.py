@@ -425,6 +425,8 @@ def stats_text(name: str, stats: PlayerStats) -> str:
         f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried}",
         f"Bags per hand {stats.bags_per_hand:.2f} over {plural(stats.hands, 'hand')}",
     ]
+    if stats.hinted_games:
+        lines.append(f"Played with hints: {stats.hinted_games} of {plural(stats.games, 'game')}")
     for rating in stats.ratings:
         shown = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
                  else f"rating provisional ({rating.games} of {plural(PROVISIONAL_GAMES, 'game')})")
@@ -441,10 +443,13 @@ On your turn your legal cards (or the bids) light up: one click plays. You also 
 direct message. If you're slow, I'll mention you once.
 **Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
 Too many bags cost points. First to the target wins.
+**Help:** in a game with a computer player, **Hint** on your panel shows what the hard computer \
+player would do, and why; after a game, `/spades review` goes over your bids and costliest plays.
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
 starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
+`score` · `rules` · `record` · `review` · \
+`leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

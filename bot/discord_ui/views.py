@@ -15,7 +15,7 @@ from typing import Any
 import discord
 from discord import ui
 
-from bot.discord_ui import faces, render
+from bot.discord_ui import coach_ui, faces, render
 from bot.engine import Card, HandLog, SeatView
 from bot.service import LiveGame
 
@@ -119,7 +119,41 @@ class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{
         await interaction.client.handlers.rematch(interaction, self.game_id)
 
 
-BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton)
+class HintButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:hint:{GAME}"):
+    """**Hint** on the panel, on the player's turn, in a game that allows hints."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(_button(faces.hint_button(game_id)))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> HintButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await coach_ui.hint(interaction, self.game_id)
+
+
+class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GAME}"):
+    """**Review** on the game-over post: the clicker's own game, reviewed privately."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Review", custom_id=f"spades:review:{game_id}",
+                                   style=discord.ButtonStyle.secondary, emoji="🔎"))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> ReviewButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await coach_ui.review(interaction, self.game_id)
+
+
+BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
+                ReviewButton)
 
 
 def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:
@@ -141,7 +175,7 @@ def hand_button_view(game_id: str) -> ui.View:
 
 
 def rematch_view(game_id: str) -> ui.View:
-    return _buttons([RematchButton(game_id)])
+    return _buttons([RematchButton(game_id), ReviewButton(game_id)])
 
 
 def table_view(live: LiveGame) -> ui.LayoutView:
@@ -176,7 +210,7 @@ def _item(face: faces.Button) -> ui.Item[Any]:
         return CardButton(game_id, int(rest[0]), not face.disabled)
     if face.kind == "bid":
         return BidButton(game_id, str(rest[0]), not face.disabled)
-    return HandButton(game_id) if face.kind == "hand" else RevealButton(game_id)
+    return {"hand": HandButton, "reveal": RevealButton, "hint": HintButton}[face.kind](game_id)
 
 
 def draw(face: faces.Face) -> ui.LayoutView:

@@ -68,6 +68,8 @@ OPTIONS: dict[str, _Option] = {
     "mercy": _Option("optional_int", 50, 1000, help="the game ends when someone drops to −mercy"),
     "leftover": _Option("choice", choices=("last", "two_clubs"), help="cutthroat: the card set aside"),
     "jokers": _Option("bool", help="cutthroat: both jokers as top spades, 18 cards each"),
+    "hints": _Option("choice", choices=("auto", "on", "off"),
+                     help="the Hint button (auto: on in games with a computer player, off among people only)"),
 }
 
 
@@ -90,6 +92,7 @@ class Rules:
     mercy: int | None = None
     leftover: str = "last"
     jokers: bool = False
+    hints: str = "auto"  # not a rule of play: whether players may ask the hard player for a hint
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():

@@ -368,7 +368,11 @@ class GameService:
         if live.game is None:
             raise Refusal("That game never started, so it has no record yet.")
         players = record_players(live.seats)
-        return live.game_id, record_for(live.game, players, viewer=live.seat_of(user_id))
+        shown = record_for(live.game, players, viewer=live.seat_of(user_id))
+        hints = await self.store.game_hints(live.game_id)  # who asked for a hint, and when: never what
+        if hints:
+            shown = RecordView({**shown.document, "hints": [h.to_json() for h in hints]}, shown.private)
+        return live.game_id, shown
 
     # ------------------------------------------------------------------------- settings
     async def server_defaults(self, guild_id: int) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from bot.store.models import (
     FinishOutcome,
     GameInfo,
     GameSummary,
+    HintTaken,
     LeaderboardEntry,
     LeaderboardSort,
     PendingPost,
@@ -220,6 +221,20 @@ class Store(Protocol):
     async def pending_season_posts(self, shards: ShardSet | None = None) -> list[SeasonPost]:
         """Every post owed by a season (of servers on `shards`, if given) not yet reported delivered,
         in the order they were saved; `posts_delivered` forgets them."""
+
+    # -- hints and reviews ----------------------------------------------------------------------
+
+    async def add_hint(self, game_id: str, hint: HintTaken) -> None:
+        """Note that a seat asked for a hint (finishing the game counts them into its results)."""
+
+    async def game_hints(self, game_id: str) -> list[HintTaken]:
+        """The hints taken in a game, in the order they were asked for."""
+
+    async def save_review(self, game_id: str, seat: int, version: int, text: str) -> None:
+        """Keep a seat's review of a finished game (replacing an older reviewer's)."""
+
+    async def review(self, game_id: str, seat: int, version: int) -> str | None:
+        """A kept review by this version of the reviewer, if any."""
 
     # -- server settings ------------------------------------------------------------------------
 

@@ -78,7 +78,8 @@ async def player_stats(
         "SELECT count(*) AS games, coalesce(sum(won), 0) AS wins, coalesce(sum(final_score), 0) AS points,"
         " coalesce(sum(bids_made), 0) AS bids_made, coalesce(sum(bids_made + bids_set), 0) AS bids_total,"
         " coalesce(sum(nils_made), 0) AS nils_made, coalesce(sum(nils_tried), 0) AS nils_tried,"
-        " coalesce(sum(hands), 0) AS hands, coalesce(sum(bags), 0) AS bags"
+        " coalesce(sum(hands), 0) AS hands, coalesce(sum(bags), 0) AS bags,"
+        " coalesce(sum(CASE WHEN hints > 0 THEN 1 ELSE 0 END), 0) AS hinted_games"
         " FROM results WHERE guild_id = $1 AND player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR mode = $3)"
         " AND (CAST($4 AS BIGINT) IS NULL OR season_id = $4)",
         guild_id, key, mode, season_id,
@@ -112,4 +113,5 @@ async def player_stats(
             ModeRating(r["mode"], r["ordinal"], r["mu"], r["sigma"], int(r["place"]), r["games"], r["wins"])
             for r in ratings
         ),
+        hinted_games=int(totals["hinted_games"]),
     )

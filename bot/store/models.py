@@ -258,6 +258,23 @@ class PlayerStats:
     bags: int
     bags_per_hand: float
     ratings: tuple[ModeRating, ...]
+    hinted_games: int = 0  # games in which the player asked for at least one hint
+
+
+@dataclass(frozen=True, slots=True)
+class HintTaken:
+    """A player asked for a hint: which seat, in which hand and trick (None while bidding), when.
+    What was advised is not kept: it came from the seat's cards."""
+
+    seat: int
+    hand: int
+    phase: Literal["bid", "blind_nil", "play"]
+    trick: int | None
+    asked_at: float
+
+    def to_json(self) -> dict[str, Any]:
+        return {"seat": self.seat, "hand": self.hand, "phase": self.phase, "trick": self.trick,
+                "at": self.asked_at}
 
 
 SeasonRhythm = Literal["monthly"]

@@ -15,7 +15,7 @@ import time
 from collections import defaultdict
 from collections.abc import Sequence
 
-from bot.store import games, rows, seasons
+from bot.store import coach, games, rows, seasons
 from bot.store.errors import GameNotFoundError, GameStateError
 from bot.store.models import FinishOutcome, RatingChange, SeatResult
 from bot.store.ratings import Rating, rate_game
@@ -56,6 +56,7 @@ async def finish(
             for r in results
         ],
     )  # fmt: skip
+    await coach.count_hints_in_results(tx, game_id)
     await tx.execute(
         "UPDATE games SET status = 'finished', ended_at = $1, deadline_kind = NULL, deadline_at = NULL"
         " WHERE game_id = $2",

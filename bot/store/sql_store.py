@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from bot.engine import Mode
-from bot.store import boards, games, replay, rows, seasons
+from bot.store import boards, coach, games, replay, rows, seasons
 from bot.store.errors import DamagedGameError, StoreError, StoreUnavailable
 from bot.store.models import (
     UNCHANGED,
@@ -25,6 +25,7 @@ from bot.store.models import (
     FinishOutcome,
     GameInfo,
     GameSummary,
+    HintTaken,
     LeaderboardEntry,
     LeaderboardSort,
     PendingPost,
@@ -288,6 +289,21 @@ class SqlStore(ABC):
 
     async def pending_season_posts(self, shards: ShardSet | None = None) -> list[SeasonPost]:
         return await self._read(lambda tx: seasons.pending_posts(tx, shards))
+
+    # -- hints and reviews ------------------------------------------------------------------------
+
+    async def add_hint(self, game_id: str, hint: HintTaken) -> None:
+        await self._write(lambda tx: coach.add_hint(tx, game_id, hint))
+
+    async def game_hints(self, game_id: str) -> list[HintTaken]:
+        return await self._read(lambda tx: coach.hints(tx, game_id))
+
+    async def save_review(self, game_id: str, seat: int, version: int, text: str) -> None:
+        now = time.time()
+        await self._write(lambda tx: coach.save_review(tx, game_id, seat, version, text, now))
+
+    async def review(self, game_id: str, seat: int, version: int) -> str | None:
+        return await self._read(lambda tx: coach.review(tx, game_id, seat, version))
 
     # -- server settings --------------------------------------------------------------------------
 

@@ -38,7 +38,7 @@ def _faces_through_games() -> list[faces.Face]:
     rng = random.Random(7)
     for mode, rules in [(Mode.CUTTHROAT, Rules(target=50, mercy=50, jokers=True)),
                         (Mode.SOLO, Rules(target=100)),
-                        (Mode.PARTNERS, Rules(blind_nil_deficit=0, target=100))]:
+                        (Mode.PARTNERS, Rules(blind_nil_deficit=0, target=100, hints="on"))]:
         live = _live(mode, rules, seed=rng.randrange(10_000))
         game = live.game
         assert game is not None
@@ -67,6 +67,8 @@ def _faces_through_games() -> list[faces.Face]:
 def test_the_json_is_what_discord_py_makes_of_the_same_face() -> None:
     shown = _faces_through_games()
     assert len(shown) > 100
+    kinds = {b.kind for face in shown for part in face.parts if isinstance(part, faces.Row) for b in part.buttons}
+    assert kinds == {"hand", "bid", "card", "reveal", "hint"}  # every button a panel or table carries
     for face in shown:
         assert fastpath.components(face) == draw(face).to_components()
         assert draw(face).has_components_v2()

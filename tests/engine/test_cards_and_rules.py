@@ -58,7 +58,7 @@ def test_rules_defaults_match_rules_md():
         "target": 500, "nil": True, "blind_nil": True, "blind_nil_deficit": 100, "no_exact_total": False,
         "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
         "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
-        "leftover": "last", "jokers": False,
+        "leftover": "last", "jokers": False, "hints": "auto",
     }
 
 

@@ -40,6 +40,10 @@ from bot.store.models import (
     SeatResult,
     ShardSet,
     StoredGame,
+    StoredTournament,
+    TournamentInfo,
+    TournamentPost,
+    TournamentStatus,
     Unchanged,
 )
 
@@ -220,6 +224,45 @@ class Store(Protocol):
     async def pending_season_posts(self, shards: ShardSet | None = None) -> list[SeasonPost]:
         """Every post owed by a season (of servers on `shards`, if given) not yet reported delivered,
         in the order they were saved; `posts_delivered` forgets them."""
+
+    # -- tournaments ------------------------------------------------------------------------------
+
+    async def create_tournament(self, tournament_id: str, *, guild_id: int, channel_id: int, organiser_id: int,
+                                setup: Mapping[str, Any]) -> TournamentInfo:
+        """Open a tournament for sign-up. Raises ChannelBusyError if the channel has an open one
+        already, GameStateError if the id is taken; nothing is written then."""
+
+    async def set_tournament_message(self, tournament_id: str, message_id: int | None) -> None:
+        """Remember the sign-up message, so its buttons and threads are found after a restart."""
+
+    async def append_tournament_events(
+        self, tournament_id: str, first_seq: int, events: Sequence[Mapping[str, Any]], posts: Sequence[Post] = (),
+        status: TournamentStatus | None = None,
+    ) -> list[int]:
+        """Store a tournament's events from `first_seq` on (counting from 1), the posts they owe and,
+        if given, the status they lead to, in one transaction; the posts' ids. Raises
+        DuplicateEventError or EventGapError unless `first_seq` is the next one, GameStateError unless
+        the tournament is open; nothing is written then."""
+
+    async def set_tournament_table(self, tournament_id: str, round_number: int, table: int, *,
+                                   thread_id: int | None = None, game_id: str | None = None) -> None:
+        """Note where a table of a round plays, as soon as its thread or game exists (None keeps
+        what was stored)."""
+
+    async def load_tournament(self, tournament_id: str) -> StoredTournament | None:
+        """A tournament's row, events and tables; raises DamagedGameError if its rows can't be read."""
+
+    async def open_tournaments(self, shards: ShardSet | None = None) -> list[StoredTournament]:
+        """Every open tournament (of servers on `shards`, if given), oldest first, for start-up."""
+
+    async def latest_tournament(self, guild_id: int, channel_id: int) -> StoredTournament | None:
+        """The channel's newest tournament, open or not."""
+
+    async def pending_tournament_posts(self, shards: ShardSet | None = None) -> list[TournamentPost]:
+        """Every post owed by a tournament (of servers on `shards`, if given), in the order saved."""
+
+    async def tournament_posts_delivered(self, post_ids: Sequence[int]) -> None:
+        """Forget these tournament posts; unknown ids are ignored."""
 
     # -- server settings ------------------------------------------------------------------------
 

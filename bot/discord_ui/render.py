@@ -443,8 +443,12 @@ direct message. If you're slow, I'll mention you once.
 Too many bags cost points. First to the target wins.
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
 starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
+**Tournaments:** `/spades tournament new` (Manage Server) opens a Swiss tournament here; players press \
+**Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
+and post the podium myself.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
+`score` · `rules` · `record` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
+`settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

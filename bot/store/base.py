@@ -228,21 +228,22 @@ class Store(Protocol):
     # -- tournaments ------------------------------------------------------------------------------
 
     async def create_tournament(self, tournament_id: str, *, guild_id: int, channel_id: int, organiser_id: int,
-                                setup: Mapping[str, Any]) -> TournamentInfo:
-        """Open a tournament for sign-up. Raises ChannelBusyError if the channel has an open one
-        already, GameStateError if the id is taken; nothing is written then."""
+                                setup: Mapping[str, Any], deadline: float | None = None) -> TournamentInfo:
+        """Open a tournament for sign-up (`deadline`: when sign-up closes, if it does by itself).
+        Raises ChannelBusyError if the channel has an open one already, GameStateError if the id is
+        taken; nothing is written then."""
 
     async def set_tournament_message(self, tournament_id: str, message_id: int | None) -> None:
         """Remember the sign-up message, so its buttons and threads are found after a restart."""
 
     async def append_tournament_events(
         self, tournament_id: str, first_seq: int, events: Sequence[Mapping[str, Any]], posts: Sequence[Post] = (),
-        status: TournamentStatus | None = None,
+        status: TournamentStatus | None = None, deadline: float | Unchanged | None = UNCHANGED,
     ) -> list[int]:
         """Store a tournament's events from `first_seq` on (counting from 1), the posts they owe and,
-        if given, the status they lead to, in one transaction; the posts' ids. Raises
-        DuplicateEventError or EventGapError unless `first_seq` is the next one, GameStateError unless
-        the tournament is open; nothing is written then."""
+        if given, the status and the deadline (what is due next) they lead to, in one transaction;
+        the posts' ids. Raises DuplicateEventError or EventGapError unless `first_seq` is the next
+        one, GameStateError unless the tournament is open; nothing is written then."""
 
     async def set_tournament_table(self, tournament_id: str, round_number: int, table: int, *,
                                    thread_id: int | None = None, game_id: str | None = None) -> None:

@@ -332,6 +332,7 @@ class TournamentInfo:
     organiser_id: int
     setup: dict[str, Any]
     message_id: int | None
+    deadline_at: float | None  # what is due next: sign-up closing, a round's time limit, the next round
     status: TournamentStatus
     created_at: float
 

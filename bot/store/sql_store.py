@@ -296,18 +296,17 @@ class SqlStore(ABC):
     # -- tournaments ------------------------------------------------------------------------------
 
     async def create_tournament(self, tournament_id: str, *, guild_id: int, channel_id: int, organiser_id: int,
-                                setup: Mapping[str, Any]) -> TournamentInfo:
+                                setup: Mapping[str, Any], deadline: float | None = None) -> TournamentInfo:
         setup_json, now = replay.dumps(dict(setup)), time.time()
-        return await self._write(
-            lambda tx: tournaments.create(tx, tournament_id, guild_id, channel_id, organiser_id, setup_json, now)
-        )
+        return await self._write(lambda tx: tournaments.create(tx, tournament_id, guild_id, channel_id, organiser_id,
+                                                               setup_json, deadline, now))
 
     async def set_tournament_message(self, tournament_id: str, message_id: int | None) -> None:
         await self._write(lambda tx: tournaments.set_message(tx, tournament_id, message_id))
 
     async def append_tournament_events(
         self, tournament_id: str, first_seq: int, events: Sequence[Mapping[str, Any]], posts: Sequence[Post] = (),
-        status: TournamentStatus | None = None,
+        status: TournamentStatus | None = None, deadline: float | Unchanged | None = UNCHANGED,
     ) -> list[int]:
         if first_seq < 1 or not events:
             raise ValueError("events are numbered from 1, and at least one is needed")
@@ -317,7 +316,7 @@ class SqlStore(ABC):
         post_rows = [(post.kind, replay.dumps(post.payload)) for post in posts]
         now = time.time()
         return await self._write(
-            lambda tx: tournaments.append(tx, tournament_id, first_seq, payloads, post_rows, status, now)
+            lambda tx: tournaments.append(tx, tournament_id, first_seq, payloads, post_rows, status, deadline, now)
         )
 
     async def set_tournament_table(self, tournament_id: str, round_number: int, table: int, *,

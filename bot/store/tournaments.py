@@ -25,6 +25,7 @@ from bot.store.models import (
     TournamentPost,
     TournamentStatus,
     TournamentTable,
+    Unchanged,
 )
 from bot.store.sql import Row, Transaction, on_shards
 
@@ -33,16 +34,17 @@ def info(row: Row) -> TournamentInfo:
     return TournamentInfo(
         tournament_id=row["tournament_id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
         organiser_id=row["organiser_id"], setup=replay.loads_object(row["setup_json"]),
-        message_id=row["message_id"], status=row["status"], created_at=row["created_at"],
+        message_id=row["message_id"], deadline_at=row["deadline_at"], status=row["status"],
+        created_at=row["created_at"],
     )
 
 
 async def create(tx: Transaction, tournament_id: str, guild_id: int, channel_id: int, organiser_id: int,
-                 setup_json: str, now: float) -> TournamentInfo:
+                 setup_json: str, deadline: float | None, now: float) -> TournamentInfo:
     created = await tx.fetch(
-        "INSERT INTO tournaments (tournament_id, guild_id, channel_id, organiser_id, setup_json, status, created_at)"
-        " VALUES ($1, $2, $3, $4, $5, 'open', $6) ON CONFLICT DO NOTHING RETURNING *",
-        tournament_id, guild_id, channel_id, organiser_id, setup_json, now,
+        "INSERT INTO tournaments (tournament_id, guild_id, channel_id, organiser_id, setup_json, deadline_at, status,"
+        " created_at) VALUES ($1, $2, $3, $4, $5, $6, 'open', $7) ON CONFLICT DO NOTHING RETURNING *",
+        tournament_id, guild_id, channel_id, organiser_id, setup_json, deadline, now,
     )  # fmt: skip
     if created:
         return info(created[0])
@@ -58,8 +60,9 @@ async def set_message(tx: Transaction, tournament_id: str, message_id: int | Non
 
 
 async def append(tx: Transaction, tournament_id: str, first_seq: int, payloads: Sequence[str],
-                 posts: Sequence[tuple[str, str]], status: TournamentStatus | None, now: float) -> list[int]:
-    """Events from `first_seq` on, the posts they owe and the status they lead to, all or nothing."""
+                 posts: Sequence[tuple[str, str]], status: TournamentStatus | None, deadline: float | Unchanged | None,
+                 now: float) -> list[int]:
+    """Events from `first_seq` on, the posts they owe, the status and deadline they lead to, all or nothing."""
     row = await tx.fetchrow(
         "SELECT status, (SELECT coalesce(max(seq), 0) FROM tournament_events WHERE tournament_id = $1) AS last"
         f" FROM tournaments WHERE tournament_id = $1{tx.dialect.lock_rows}",
@@ -76,6 +79,8 @@ async def append(tx: Transaction, tournament_id: str, first_seq: int, payloads: 
         "INSERT INTO tournament_events (tournament_id, seq, event_json, created_at) VALUES ($1, $2, $3, $4)",
         [(tournament_id, first_seq + offset, payload, now) for offset, payload in enumerate(payloads)],
     )
+    if not isinstance(deadline, Unchanged):
+        await tx.execute("UPDATE tournaments SET deadline_at = $1 WHERE tournament_id = $2", deadline, tournament_id)
     if status is not None:
         await tx.execute("UPDATE tournaments SET status = $1 WHERE tournament_id = $2", status, tournament_id)
     ids: list[int] = []

@@ -9,6 +9,7 @@ CREATE TABLE tournaments (
     organiser_id  BIGINT NOT NULL,
     setup_json    TEXT NOT NULL,
     message_id    BIGINT,
+    deadline_at   DOUBLE PRECISION,
     status        TEXT NOT NULL CHECK (status IN ('open', 'over', 'cancelled')),
     created_at    DOUBLE PRECISION NOT NULL
 );

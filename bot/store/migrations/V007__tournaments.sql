@@ -9,6 +9,7 @@ CREATE TABLE tournaments (
     organiser_id  INTEGER NOT NULL,
     setup_json    TEXT NOT NULL,     -- the engine's setup and the bot's options (computer level, time limits)
     message_id    INTEGER,           -- the sign-up message, once posted
+    deadline_at   REAL,              -- what is due next: sign-up closing, the round's time limit, the next round
     status        TEXT NOT NULL CHECK (status IN ('open', 'over', 'cancelled')),
     created_at    REAL NOT NULL
 );

@@ -13,7 +13,7 @@ from fractions import Fraction
 import pytest
 
 from tests.e2e.conftest import Spades, Table, refused
-from tests.fake_discord import FakeChannel, FakeMessage, FakeUser
+from tests.fake_discord import FakeChannel, FakeMessage, FakeUser, models
 
 GAME_FOOTER = re.compile(r"-# game ([0-9a-f]+)")
 POINTS = (3, 1, 0)  # cutthroat: by place at the table
@@ -146,3 +146,24 @@ async def test_seven_players_three_rounds_a_sigkill_in_round_two_and_one_podium(
     standings = await spades.command(outsider, channel, "tournament standings")
     assert "standings after round 3 of 3" in standings.content
     assert "Traceback" not in spades.bot.log_text()
+
+
+async def test_a_missing_thread_permission_is_one_clear_refusal_and_cancel_ends_it(spades: Spades) -> None:
+    fake = spades.fake
+    organiser, ann = spades.member("Olga"), spades.member("Ann")
+    fake.grant_manage_guild(spades.guild, organiser)
+    channel = spades.channel("tourney")
+    role = fake.bot_role(spades.guild)
+    fake.set_channel_overwrite(channel, role, deny=models.CREATE_PUBLIC_THREADS)
+    refused(await spades.command(organiser, channel, "tournament new"), "**Create Public Threads**")
+    assert not fake.threads_of(channel) and not channel.visible_messages()  # nothing was opened
+
+    fake.remove_channel_overwrite(channel, role)
+    signup = await spades.command(organiser, channel, "tournament new", mode="partners")
+    refused(await spades.command(ann, channel, "tournament join"), "name your partner")
+    refused(await spades.command(ann, channel, "tournament cancel"), "Only the organiser")
+    cancelled = await spades.command(organiser, channel, "tournament cancel")
+    assert cancelled.ephemeral and cancelled.content == "Tournament cancelled."
+    await fake.wait_until(lambda: "was cancelled" in signup.content and not signup.buttons(), 5,
+                          "the sign-up message to say it was cancelled")
+    refused(await spades.command(ann, channel, "tournament join"), "no tournament in this channel")

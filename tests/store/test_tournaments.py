@@ -50,11 +50,13 @@ async def test_events_are_appended_in_order_with_their_posts_all_or_nothing(stor
         await store.append_tournament_events("t1", 3, [JOIN], posts=[Post("standings", {"round": 1})])
     assert await store.pending_tournament_posts() == []  # a refused append keeps none of its posts
     second = {"type": "drop", "entrant": "1"}
-    [post_id] = await store.append_tournament_events("t1", 2, [second], posts=[Post("podium", {})], status="over")
+    [post_id] = await store.append_tournament_events("t1", 2, [second], posts=[Post("podium", {})], status="over",
+                                                     deadline=1234.5)
     stored = await store.load_tournament("t1")
     assert stored is not None
     assert stored.events == (JOIN, second)
     assert (stored.info.status, stored.info.message_id, stored.info.setup) == ("over", 555, SETUP)
+    assert stored.info.deadline_at == 1234.5
     with pytest.raises(GameStateError):  # an ended tournament takes no more events
         await store.append_tournament_events("t1", 3, [JOIN])
     [owed] = await store.pending_tournament_posts()

@@ -511,6 +511,11 @@ class TournamentService:
             for table, result in enumerate(live.engine.played[-1].results):
                 if result is None:
                     await self._record_result(live, table, TableResult((0,) * size, (1,) * size, unfinished=True))
+        if time_up:  # decided by the score: stopped before anyone is seated again
+            for key in list(live.tables):
+                running = self._running_game(live, key)
+                if running is not None and key[0] == number:
+                    await self.games.cancel_for(running, TIME_UP)
         if live.engine.stage is not Stage.PLAYING:
             await self._after_round(live)
             return
@@ -519,11 +524,6 @@ class TournamentService:
             self._arm(live, min(self._clock.now() + RETRY, live.deadline or float("inf")))
         else:
             self._arm(live, live.deadline)
-        if time_up:
-            for key in list(live.tables):
-                running = self._running_game(live, key)
-                if running is not None and key[0] == number:
-                    await self.games.cancel_for(running, TIME_UP)
 
     async def _after_round(self, live: LiveTournament) -> None:
         if live.engine.stage is Stage.OVER:

@@ -32,6 +32,7 @@ from bot.discord_ui.tournament_render import (
     signup_text,
     standings_text,
     table_call,
+    table_call_head,
     thread_welcome,
 )
 from bot.engine.tournament import Stage
@@ -54,6 +55,7 @@ log = logging.getLogger(__name__)
 
 THREAD_EXISTS = 160004  # a thread was started from this message already
 THREAD_LIMIT = 160006  # the server has as many active threads as Discord allows
+CALL_SEARCH = 200  # messages looked through for a table's call posted before a crash: a round's worth
 NOTICE_AGAIN = 600.0  # the same notice to the organiser at most this often
 ACTIONS = {"join": "Join", "leave": "Leave"}
 
@@ -201,16 +203,21 @@ class TournamentDesk:
             await channel.send(text)
 
     async def open_thread(self, live: LiveTournament, round_number: int, table: int,
-                          seats: Sequence[TableSeat]) -> int:
-        """The call in the channel, the thread from it, the players mentioned inside."""
+                          seats: Sequence[TableSeat], *, again: bool) -> int:
+        """The call in the channel, the thread from it, the players mentioned inside. Tried `again`,
+        the call and welcome an earlier try left are found and used (a nonce alone dedupes for a
+        few minutes only)."""
         channel = self._channel(live.channel_id, live.guild_id)
         people = discord.AllowedMentions(users=[discord.Object(s.user_id) for s in seats if s.user_id is not None])
         try:
+            call = await self._earlier_call(live, round_number, table) if again else None
+            if call is None:
+                await self.budget.take(Priority.OWED)
+                call = await channel.send(table_call(live, round_number, table, seats),
+                                          nonce=f"t{live.tournament_id}r{round_number}t{table}"[:25],
+                                          allowed_mentions=discord.AllowedMentions.none())
             await self.budget.take(Priority.OWED)
-            call = await channel.send(table_call(live, round_number, table, seats),
-                                      nonce=f"t{live.tournament_id}r{round_number}t{table}"[:25],
-                                      allowed_mentions=discord.AllowedMentions.none())
-            await self.budget.take(Priority.OWED)
+            started = True
             try:
                 await self.client.http.start_thread_with_message(
                     live.channel_id, call.id, name=f"Round {round_number} · Table {table + 1}"[:100],
@@ -218,10 +225,13 @@ class TournamentDesk:
             except discord.HTTPException as error:
                 if error.code != THREAD_EXISTS:
                     raise
+                started = False
             thread = self.client.get_partial_messageable(call.id, guild_id=live.guild_id,
                                                          type=discord.ChannelType.public_thread)
-            await self.budget.take(Priority.OWED)
-            await thread.send(thread_welcome(live, round_number, seats), allowed_mentions=people)
+            if started or not await self._said_in(thread):
+                await self.budget.take(Priority.OWED)
+                await thread.send(thread_welcome(live, round_number, seats), allowed_mentions=people,
+                                  nonce=f"t{live.tournament_id}r{round_number}w{table}"[:25])
             return call.id
         except discord.Forbidden as error:
             if error.code in NO_ACCESS:
@@ -238,6 +248,31 @@ class TournamentDesk:
             raise ThreadRefused("") from error
         except (TimeoutError, OSError) as error:
             raise ThreadRefused("") from error
+
+    async def _earlier_call(self, live: LiveTournament, round_number: int, table: int) -> discord.Message | None:
+        """The table's call if an earlier try posted it: the bot's message with its heading, after the
+        earlier rounds' calls (or the sign-up message). None if there is none, or history is closed."""
+        earlier = [row.thread_id for (number, _), row in live.tables.items()
+                   if number < round_number and row.thread_id is not None]
+        after = max([live.info.message_id or 0, *earlier])
+        head, me = table_call_head(round_number, table), self.client.user
+        channel = self._channel(live.channel_id, live.guild_id)
+        with contextlib.suppress(discord.HTTPException):
+            await self.budget.take(Priority.OWED)
+            async for message in channel.history(limit=CALL_SEARCH, after=discord.Object(after), oldest_first=True):
+                if me is not None and message.author.id == me.id and message.content.startswith(head):
+                    return message
+        return None
+
+    async def _said_in(self, thread: discord.PartialMessageable) -> bool:
+        """Whether the bot has posted in this thread (a table's welcome, from an earlier try)."""
+        me = self.client.user
+        with contextlib.suppress(discord.HTTPException):
+            await self.budget.take(Priority.OWED)
+            async for message in thread.history(limit=10, oldest_first=True):
+                if me is not None and message.author.id == me.id:
+                    return True
+        return False
 
     async def archive_thread(self, live: LiveTournament, thread_id: int) -> None:
         with contextlib.suppress(discord.HTTPException):

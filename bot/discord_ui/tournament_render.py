@@ -67,10 +67,14 @@ def seat_text(seat: TableSeat) -> str:
     return f"<@{seat.user_id}>" if seat.user_id is not None else escape_markdown(seat.name)
 
 
+def table_call_head(round_number: int, table: int) -> str:
+    """How a table's call begins: what finds it again after a crash."""
+    return f"**Round {round_number} · Table {table + 1}:** "
+
+
 def table_call(live: LiveTournament, round_number: int, table: int, seats: Sequence[TableSeat]) -> str:
     """The message a table's thread starts from, in the tournament's channel."""
-    return (f"**Round {round_number} · Table {table + 1}:** " + ", ".join(seat_text(s) for s in seats)
-            + " — play in the thread.")
+    return table_call_head(round_number, table) + ", ".join(seat_text(s) for s in seats) + " — play in the thread."
 
 
 def thread_welcome(live: LiveTournament, round_number: int, seats: Sequence[TableSeat]) -> str:

@@ -6,8 +6,10 @@ creates) through the game service's public methods, hears when those games end, 
 round itself. Everything it needs after a restart is in the store: the events, each table's thread
 and game (saved as soon as each exists), the one deadline that is due next (sign-up closing, the
 round's time limit, the next round's seating) and the posts it owes (a round's standings, the
-podium). `recover` therefore finds the threads again, lets unfinished games go on, records the
-results of games that ended while the bot was down and advances the round, never seating twice.
+podium). A table is noted before its thread is asked for, so a crash in between is followed by a
+search for what that try posted, not a second post. `recover` therefore finds the threads again,
+lets unfinished games go on, records the results of games that ended while the bot was down and
+advances the round, never seating twice.
 """
 
 from __future__ import annotations
@@ -91,9 +93,10 @@ class TournamentHost(Protocol):
         """Tell the organiser something they must act on (not owed: said again if still true)."""
 
     async def open_thread(self, live: LiveTournament, round_number: int, table: int,
-                          seats: Sequence[TableSeat]) -> int:
+                          seats: Sequence[TableSeat], *, again: bool) -> int:
         """Open the table's thread under the tournament's message, mention its players there, and
-        return its id; a thread opened before for the same table (a restart) is found again.
+        return its id. `again`: this table was tried before (a refusal, or a crash before its thread
+        was saved), so what that try left in the channel is found and used, not posted twice.
         Raises ThreadRefused when Discord won't."""
 
     async def archive_thread(self, live: LiveTournament, thread_id: int) -> None: ...
@@ -577,7 +580,11 @@ class TournamentService:
             if running is not None and running.status == "playing":
                 return running.game
         if row.thread_id is None:
-            thread_id = await self._host.open_thread(live, number, table, seats)
+            again = (number, table) in live.tables
+            if not again:  # the intent first: a crash while the thread opens leaves a trace to look for
+                await self.store.set_tournament_table(live.tournament_id, number, table)
+                live.tables[(number, table)] = row
+            thread_id = await self._host.open_thread(live, number, table, seats, again=again)
             await self.store.set_tournament_table(live.tournament_id, number, table, thread_id=thread_id)
             row = TournamentTable(number, table, thread_id, None)
             live.tables[(number, table)] = row

@@ -167,3 +167,84 @@ async def test_a_missing_thread_permission_is_one_clear_refusal_and_cancel_ends_
     await fake.wait_until(lambda: "was cancelled" in signup.content and not signup.buttons(), 5,
                           "the sign-up message to say it was cancelled")
     refused(await spades.command(ann, channel, "tournament join"), "no tournament in this channel")
+
+
+async def _signed_up(spades: Spades, channel: FakeChannel, organiser: FakeUser, players: list[FakeUser],
+                     **options: object) -> FakeMessage:
+    spades.fake.grant_manage_guild(spades.guild, organiser)
+    signup = await spades.command(organiser, channel, "tournament new", target=50, mercy=50, **options)
+    for user in players:
+        assert "You're in" in (await spades.command(user, channel, "tournament join")).content
+    return signup
+
+
+@pytest.mark.parametrize("bot_env", [FAST])
+async def test_a_call_posted_before_a_crash_is_used_again_not_posted_twice(spades: Spades) -> None:
+    """The server's thread limit refuses round 1's thread after its call went out; the bot is killed,
+    the limit lifted, and the restarted bot starts the thread from that same call."""
+    fake = spades.fake
+    organiser = spades.member("Olga")
+    players = [spades.member(name) for name in ("Ann", "Ben", "Cat")]
+    channel = spades.channel("tourney")
+    await _signed_up(spades, channel, organiser, players, rounds=1)
+    fake.nonce_window = 0.0  # Discord's nonce dedupes for minutes only: finding the call must not rely on it
+    fake.max_active_threads = 0
+    started = await spades.command(organiser, channel, "tournament start")
+    await fake.wait_until(lambda: "Round 1 is seated" in started.content, 15, "round 1 to be seated")
+    notice = await fake.wait_for_message(channel, lambda m: "as many active threads as Discord allows" in m.content)
+    assert f"<@{organiser.id}>" in notice.content and not fake.threads_of(channel)
+
+    assert spades.bot is not None
+    spades.bot.kill()
+    assert await spades.bot.wait_exit() == -9
+    fake.max_active_threads = 1000
+    await spades.bot.restart()
+    [table] = await fake.wait_until(lambda: fake.threads_of(channel) or None, 15, "round 1's thread")
+    calls = [m for m in channel.visible_messages() if m.content.startswith("**Round 1 · Table 1:**")]
+    assert [m.id for m in calls] == [table.id]  # one call, and the thread hangs from it
+    welcome = await fake.wait_for_message(table, lambda m: "your table for round 1" in m.content)
+    await fake.wait_for_message(table, lambda m: GAME_FOOTER.search(m.text) is not None)
+    assert [m.id for m in table.visible_messages() if "your table for round" in m.content] == [welcome.id]
+    assert "Traceback" not in spades.bot.log_text()
+
+
+@pytest.mark.parametrize("bot_env", [{**FAST, "TOURNAMENT_ROUND_PAUSE": "600"}])
+async def test_between_rounds_the_organiser_drops_and_replaces_players_with_commands(spades: Spades) -> None:
+    """Round 1 ends at once (everyone leaves their game, so it is cancelled and decided by the score);
+    then `leave player:` and `join player: replacing:` shape round 2, which `start` seats now."""
+    fake = spades.fake
+    organiser = spades.member("Olga")
+    ann, ben, cat, dan, eve = (spades.member(name) for name in ("Ann", "Ben", "Cat", "Dan", "Eve"))
+    channel = spades.channel("tourney")
+    signup = await _signed_up(spades, channel, organiser, [ann, ben, cat, dan], rounds=2)
+    await spades.command(organiser, channel, "tournament start")
+    threads = await fake.wait_until(lambda: fake.threads_of(channel) if len(fake.threads_of(channel)) == 2 else None,
+                                    15, "round 1's two threads")
+    for thread in threads:
+        welcome = await fake.wait_for_message(thread, lambda m: "your table for round 1" in m.content)
+        await fake.wait_for_message(thread, lambda m: GAME_FOOTER.search(m.text) is not None)
+        for user in (ann, ben, cat, dan):
+            if f"<@{user.id}>" in welcome.content:
+                await spades.command(user, thread, "leave")
+    await fake.wait_for_message(channel, lambda m: "standings after round 1 of 2" in m.content, timeout=15)
+
+    refused(await spades.command(ann, channel, "tournament leave", player=ben), "Only the organiser")
+    refused(await spades.command(organiser, channel, "tournament join", player=eve), "replacing:")
+    dropped = await spades.command(organiser, channel, "tournament leave", player=dan)
+    assert dropped.content == "Dan is out of the tournament." and not dropped.ephemeral
+    replaced = await spades.command(organiser, channel, "tournament join", player=eve, replacing=cat)
+    assert replaced.content == "Eve takes over Cat's entry."
+    refused(await spades.command(dan, channel, "tournament join"), "You left this tournament")
+    await fake.wait_until(lambda: "Dan (out)" in signup.content and "Eve" in signup.content, 5,
+                          "the sign-up message to show the drop and the replacement")
+
+    started = await spades.command(organiser, channel, "tournament start")
+    await fake.wait_until(lambda: "Round 2 is seated" in started.content, 15, "round 2 to be seated")
+    [table] = await fake.wait_until(
+        lambda: [t for t in fake.threads_of(channel) if (t.name or "").startswith("Round 2 ")] or None, 15,
+        "round 2's thread")
+    welcome = await fake.wait_for_message(table, lambda m: "your table for round 2" in m.content)
+    assert all(f"<@{u.id}>" in welcome.content for u in (ann, ben, eve))
+    assert all(f"<@{u.id}>" not in welcome.content for u in (cat, dan))
+    assert all(thread.archived for thread in threads)
+    assert spades.bot is not None and "Traceback" not in spades.bot.log_text()

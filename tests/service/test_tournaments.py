@@ -44,6 +44,7 @@ class Host:
         self.posts: list[tuple[str, dict[str, Any]]] = []
         self.notices: list[str] = []
         self.opened: list[tuple[int, int, tuple[TableSeat, ...]]] = []
+        self.tries: list[tuple[int, int, bool]] = []  # round, table, and whether it was tried before
         self.archived: list[int] = []
         self.refusals = 0  # refuse this many thread openings from now on
         self.hang: asyncio.Event | None = None  # set: opening a thread waits for it (a crash mid-way)
@@ -64,7 +65,8 @@ class Host:
         self.notices.append(text)
 
     async def open_thread(self, live: LiveTournament, round_number: int, table: int,
-                          seats: Sequence[TableSeat]) -> int:
+                          seats: Sequence[TableSeat], *, again: bool) -> int:
+        self.tries.append((round_number, table, again))
         if self.hang is not None:
             await self.hang.wait()
         if self.refusals:
@@ -252,6 +254,7 @@ async def test_a_refused_thread_is_retried_every_half_minute_and_the_round_waits
     assert len(harness.host.notices) == 2 and not harness.host.opened
     await harness.clock.advance(30.0)
     assert len(harness.host.opened) == 1 and len(harness.round_games(live)) == 1
+    assert harness.host.tries == [(1, 0, False), (1, 0, True), (1, 0, True)]  # retries look for the first try
     await harness.play(live)
     assert live.engine.stage is Stage.OVER and harness.host.kinds() == [PODIUM]
 
@@ -354,3 +357,24 @@ async def test_a_partners_tournament_is_played_to_the_podium_with_teams_across(h
     stored = await harness.store.latest_tournament(GUILD, CHANNEL)
     assert stored is not None and stored.info.status == "over"
     assert service.in_channel(CHANNEL) is None
+
+
+async def test_a_crash_while_a_thread_opens_makes_the_next_start_look_for_it(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await harness.open(rounds=1)
+    harness.host.hang = asyncio.Event()
+    starting = asyncio.create_task(service.start(live))
+    for _ in range(5000):  # the seating is saved (the store works in a thread), then the thread opens
+        if harness.host.tries:
+            break
+        await asyncio.sleep(0.001)
+    assert harness.host.tries == [(1, 0, False)]  # the call may be out; its thread isn't saved
+    await harness.crash()
+    starting.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await starting
+
+    await harness.boot()
+    assert harness.host.tries == [(1, 0, True)] and len(harness.host.opened) == 1
+    live = harness.tournaments.in_channel(CHANNEL) or pytest.fail("the tournament is gone")
+    assert len(harness.round_games(live)) == 1

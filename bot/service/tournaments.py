@@ -156,9 +156,7 @@ class LiveTournament:
                 per_unit.append([TableSeat(None, f"Bot {computers}{'ab'[i] if count > 1 else ''} ({self.level})")
                                  for i in range(count)])
                 continue
-            entrant = entrants[entrant_id]
-            names = member_names(entrant.name, len(entrant.members))
-            per_unit.append([TableSeat(int(m), n) for m, n in zip(entrant.members, names, strict=True)])
+            per_unit.append([TableSeat(int(m), self.engine.member_name(m)) for m in entrants[entrant_id].members])
         if self.mode is not Mode.PARTNERS:
             return tuple(unit[0] for unit in per_unit)
         return tuple(per_unit[seat % 2][seat // 2] for seat in range(4))
@@ -167,12 +165,9 @@ class LiveTournament:
         return next(((r, t) for (r, t), row in self.tables.items() if row.game_id == game_id), None)
 
 
-def member_names(entrant_name: str, count: int) -> list[str]:
-    """A team's two names, as its entry name joins them; one name for a single player."""
-    if count == 1:
-        return [entrant_name]
-    parts = entrant_name.split(" & ", 1)
-    return parts if len(parts) == 2 else [entrant_name, entrant_name]
+def team_name(names: Sequence[str]) -> str:
+    """An entry's name from its players' own: one player's, or "A & B" for a team."""
+    return " & ".join(names)
 
 
 def _rotation(seats: Sequence[TableSeat]) -> int:
@@ -359,16 +354,16 @@ class TournamentService:
                     raise Refusal("This is a partners tournament: name your partner with `partner:`.")
                 if partner[0] == user_id:
                     raise Refusal("Your partner must be someone else.")
-                members = [str(user_id), str(partner[0])]
-                entrant_id, shown = "+".join(members), f"{name} & {partner[1]}"
+                members, names = [str(user_id), str(partner[0])], [name, partner[1]]
+                entrant_id, shown = "+".join(members), team_name(names)
             else:
                 if partner is not None:
                     raise Refusal(f"A {live.mode.value} tournament is played alone: leave out `partner:`.")
-                members, entrant_id, shown = [str(user_id)], str(user_id), name
+                members, names, entrant_id, shown = [str(user_id)], [name], str(user_id), name
             if len(live.engine.active) >= MAX_TABLES * units_per_table(live.mode):
                 raise Refusal(f"This tournament is full: {MAX_TABLES} tables a round is as many threads as I "
                               "open at once.")
-            await self._act(live, lambda: live.engine.join(entrant_id, shown, members))
+            await self._act(live, lambda: live.engine.join(entrant_id, shown, members, names))
             self._host.signup_changed(live)
 
     async def leave(self, live: LiveTournament, user_id: int, player: int | None = None,
@@ -396,10 +391,9 @@ class TournamentService:
             entrant = live.engine.entrant_of(str(out))
             if entrant is None:
                 raise Refusal("That player isn't in this tournament.")
-            names = member_names(entrant.name, len(entrant.members))
-            names[entrant.members.index(str(out))] = new_name
+            names = [new_name if m == str(out) else live.engine.member_name(m) for m in entrant.members]
             await self._act(live, lambda: live.engine.replace(entrant.entrant_id, str(out), str(new),
-                                                               " & ".join(names)))
+                                                               team_name(names), new_name))
             self._host.signup_changed(live)
             return entrant.name
 

@@ -378,3 +378,24 @@ async def test_a_crash_while_a_thread_opens_makes_the_next_start_look_for_it(har
     assert harness.host.tries == [(1, 0, True)] and len(harness.host.opened) == 1
     live = harness.tournaments.in_channel(CHANNEL) or pytest.fail("the tournament is gone")
     assert len(harness.round_games(live)) == 1
+
+
+async def test_team_members_keep_their_own_names_even_with_an_ampersand_in_them(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await service.new(GUILD, CHANNEL, ORGANISER, mode="partners", options=FAST_GAMES, rounds=2)
+    await service.join(live, 101, "Tom & Jerry", (102, "Bo"))
+    await service.join(live, 103, "cat", (104, "dan"))
+    await service.start(live)
+    [game] = harness.round_games(live)
+    assert {s.name for s in game.seats} == {"Tom & Jerry", "Bo", "cat", "dan"}
+    await harness.play(live)
+    assert await service.replace(live, 102, 105, "Rock & Roll") == "Tom & Jerry & Bo"
+
+    await harness.crash()  # the names come back from the stored events
+    service = await harness.boot()
+    live = service.in_channel(CHANNEL) or pytest.fail("the tournament is gone")
+    assert {e.name for e in live.engine.active} == {"Tom & Jerry & Rock & Roll", "cat & dan"}
+    await service.start(live)
+    [game] = harness.round_games(live)
+    names = {s.user_id: s.name for s in game.seats}
+    assert names == {101: "Tom & Jerry", 105: "Rock & Roll", 103: "cat", 104: "dan"}

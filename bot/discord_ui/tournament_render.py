@@ -4,30 +4,37 @@ standings after a round, and the podium (drawn by `bot.discord_ui.podium`, as a 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from fractions import Fraction
 
 from discord.utils import escape_markdown
 
+from bot.discord_ui.chart import has_glyph
+from bot.discord_ui.podium import Figures, podium_png
 from bot.discord_ui.podium import Standing as PodiumLine
-from bot.discord_ui.podium import podium_png
 from bot.discord_ui.render import MODE_TITLES, number, plural
 from bot.engine.swiss import Standing
 from bot.engine.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat
 
 PODIUM_LINES = 10
+FRACTIONS = {Fraction(1, 2): "½", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔", Fraction(1, 4): "¼", Fraction(3, 4): "¾"}
+# The podium's numbers: tournament points rank it, "won" counts tables won, and the last column is game points.
+PODIUM_FIGURES = Figures("{score} pts · {wins}/{games} tables won",
+                         ("{score} tournament pts", "{wins}/{games} tables won", "{points} game pts"))
 
 
-def points_text(points: Fraction) -> str:
-    """Tournament points as people write them: 3, 2½, 1⅓."""
+def points_text(points: Fraction, drawable: Callable[[str], bool] = lambda _: True) -> str:
+    """Tournament points as people write them: 3, 2½, 1⅓ (1 1/3 where `drawable` says a picture's
+    font lacks the fraction)."""
     whole, part = divmod(points, 1)
-    fractions = {Fraction(1, 2): "½", Fraction(1, 3): "⅓", Fraction(2, 3): "⅔", Fraction(1, 4): "¼",
-                 Fraction(3, 4): "¾"}
     if part == 0:
         return number(int(whole))
-    shown = fractions.get(Fraction(part), f" {part.numerator}/{part.denominator}")
-    return f"{number(int(whole)) if whole else ''}{shown}"
+    glyph = FRACTIONS.get(Fraction(part))
+    if glyph is not None and drawable(glyph):
+        return f"{number(int(whole)) if whole else ''}{glyph}"
+    plain = f"{part.numerator}/{part.denominator}"
+    return f"{number(int(whole))} {plain}" if whole else plain
 
 
 def title(live: LiveTournament) -> str:
@@ -130,9 +137,10 @@ def podium_picture(live: LiveTournament) -> bytes | None:
             for entrant, place in zip(seating.seats, result.places, strict=True):
                 if entrant is not None and place == 1:
                     wins[entrant] += 1
-    lines = [PodiumLine(row.rank, row.name, float(row.points), wins[row.entrant_id], row.games, row.game_points)
-             for row in rows[:PODIUM_LINES]]
-    return podium_png(f"{title(live)} — final standings", "tournament points · tables won", [("Standings", lines)])
+    lines = [PodiumLine(row.rank, row.name, points_text(row.points, has_glyph), wins[row.entrant_id], row.games,
+                        row.game_points) for row in rows[:PODIUM_LINES]]
+    return podium_png(f"{title(live)} — final standings", "by tournament points · tables won · game points",
+                      [("Standings", lines)], PODIUM_FIGURES)
 
 
 def cancelled_text(live: LiveTournament, reason: str) -> str:

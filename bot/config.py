@@ -52,6 +52,7 @@ class Config:
     shard_ids: tuple[int, ...] | None = None
     game_seed: int | None = None  # tests: game ids and deals follow from it
     season_clock_offset: float = 0.0  # tests: seconds the clock that ends seasons runs ahead
+    tournament_round_pause: float = 60.0  # seconds between a tournament round's standings and the next round
     api_base: str | None = None  # a REST proxy or a test server instead of Discord's API
     gateway_url: str | None = None
     global_rate: float = TOKEN_GLOBAL_RATE  # counted REST calls a second this process may make
@@ -84,6 +85,7 @@ class Config:
             shard_ids=shard_ids,
             game_seed=_whole(env, "GAME_SEED", None, 0, 2**63),
             season_clock_offset=_seconds(env, "SEASON_CLOCK_OFFSET", 0.0, 0, 10 * 365 * 24 * 3600),
+            tournament_round_pause=_seconds(env, "TOURNAMENT_ROUND_PAUSE", 60.0, 0, 24 * 3600),
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
             global_rate=_global_rate(env, shard_count, shard_ids),

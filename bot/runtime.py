@@ -32,6 +32,7 @@ from bot.service import GameService
 from bot.service.clock import OffsetClock
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
+from bot.service.tournaments import Listeners, TournamentService
 from bot.store import ShardSet, Store, StoreError, check_database_url, open_store
 
 log = logging.getLogger("bot")
@@ -69,8 +70,9 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
                                   sync_commands=0 in (config.shard_ids or ()), **common)
     else:
         client = SpadesBot(**common)
+    listeners = Listeners(client.publisher)
     service = GameService(
-        store, client.publisher, decider=runner,
+        store, listeners, decider=runner,
         bot_move_delay=config.bot_move_delay, turn_timeout=config.turn_timeout,
         hand_pause=config.hand_pause, lobby_timeout=config.lobby_timeout,
         rng=random.Random(config.game_seed) if config.game_seed is not None else None,
@@ -78,7 +80,11 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
     )
     season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
     seasons = SeasonService(store, client.podiums, clock=season_clock, shards=shard_set(config))
-    client.attach(service, seasons, CoachService(service, runner))
+    tournaments = TournamentService(store, service, client.tournament_host, shards=shard_set(config),
+                                    round_pause=config.tournament_round_pause,
+                                    rng=random.Random(config.game_seed + 1) if config.game_seed is not None else None)
+    listeners.listeners.append(tournaments)  # hears when a table's game ends
+    client.attach(service, seasons, CoachService(service, runner), tournaments)
     return client
 
 

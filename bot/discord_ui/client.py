@@ -18,11 +18,14 @@ from bot.discord_ui.handlers import Handlers
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
+from bot.discord_ui.tournament_commands import TournamentCommands
+from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
 from bot.discord_ui.views import BUTTON_KINDS
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
+from bot.service.tournaments import TournamentService
 
 log = logging.getLogger("bot")
 
@@ -32,6 +35,7 @@ def spades_group() -> SpadesCommands:
     group = SpadesCommands()
     group.add_command(SeasonCommands())
     group.add_command(review_command)
+    group.add_command(TournamentCommands())
     return group
 
 
@@ -59,18 +63,23 @@ class SpadesBot(discord.Client):
                                    channel_lost_timeout=channel_lost_timeout, global_rate=global_rate,
                                    webhook_edits=webhook_edits)
         self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
+        self.tournament_host = TournamentDesk(self, self.publisher.budget)
         self._service: GameService | None = None
         self._seasons: SeasonService | None = None
         self._coaching: CoachService | None = None
+        self._tournaments: TournamentService | None = None
         self._click_handlers: Handlers | None = None
 
-    def attach(self, service: GameService, seasons: SeasonService, coaching: CoachService) -> None:
+    def attach(self, service: GameService, seasons: SeasonService, coaching: CoachService,
+               tournaments: TournamentService) -> None:
         """The composition root hands the services in before the client starts."""
         self._service = service
         self._seasons = seasons
         self._coaching = coaching
+        self._tournaments = tournaments
         self.publisher.service = service
         self.podiums.service = seasons
+        self.tournament_host.service = tournaments
         self._click_handlers = Handlers(service, self.publisher)
 
     @property
@@ -89,19 +98,25 @@ class SpadesBot(discord.Client):
         return self._coaching
 
     @property
+    def tournaments(self) -> TournamentService:
+        assert self._tournaments is not None, "attach() the services first"
+        return self._tournaments
+
+    @property
     def handlers(self) -> Handlers:
         assert self._click_handlers is not None, "attach() the service first"
         return self._click_handlers
 
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())
-        self.add_dynamic_items(*BUTTON_KINDS)
+        self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
         if self.sync_commands:
             await self._sync_commands()
         recovery = await self.service.recover()
         log.info("resumed %d unfinished games (%d set aside as damaged)",
                  len(recovery.games), len(recovery.damaged))
         await self.seasons.recover()
+        await self.tournaments.recover()  # after the games: its tables' games run again
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         self.publisher.webhooks.note(interaction)
@@ -132,6 +147,9 @@ class SpadesBot(discord.Client):
         await report_error(interaction, original)
 
     async def close(self) -> None:
+        if self._tournaments is not None:
+            await self._tournaments.close()
+            await self.tournament_host.close()
         if self._seasons is not None:
             await self._seasons.close()
             await self.podiums.close()

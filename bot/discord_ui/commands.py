@@ -284,12 +284,14 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                            turn_timeout="seconds before a silent player is reminded (15-3600)",
                            turn_ping_delay="seconds before a player is mentioned on their turn (0 = never)",
                            season_rhythm="monthly: a new season every calendar month (UTC), podiums in this "
-                                         "channel; off: seasons only by /spades season start")
+                                         "channel; off: seasons only by /spades season start",
+                           tournament_role="members with this role may run tournaments (besides Manage Server)")
     async def settings(self, interaction: Command, mode: ModeName | None = None,
                        target: app_commands.Range[int, 50, 1000] | None = None, rules: str | None = None,
                        turn_timeout: app_commands.Range[int, 15, 3600] | None = None,
                        turn_ping_delay: app_commands.Range[int, 0, 60] | None = None,
-                       season_rhythm: Literal["off", "monthly"] | None = None) -> None:
+                       season_rhythm: Literal["off", "monthly"] | None = None,
+                       tournament_role: discord.Role | None = None) -> None:
         if not is_server_manager(interaction):
             raise Refusal("Only members with Manage Server can change the server's settings.")
         changes: dict[str, Any] = {"mode": mode, "target": target, "turn_timeout": turn_timeout,
@@ -303,6 +305,8 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         saved = await service.update_settings(_guild_id(interaction), changes)
         if season_rhythm is not None:
             await interaction.client.seasons.set_rhythm(_guild_id(interaction), season_rhythm, _channel_id(interaction))
+        if tournament_role is not None:
+            saved = await interaction.client.tournaments.set_organiser_role(_guild_id(interaction), tournament_role.id)
         rhythm = await interaction.client.seasons.rhythm(_guild_id(interaction))
         shown = Rules.from_options(saved.get("rules", {}))
         mode_shown = Mode.parse(saved.get("mode", "cutthroat"))
@@ -311,4 +315,6 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         await reply_privately(interaction, render.rules_text(mode_shown, shown, "Server defaults saved")
                               + f"\nTurn timeout: {timeout:.0f} s · turn mention after {ping} s"
                               + (" (off)" if not ping else "")
-                              + f"\nSeasons: {'a new one every calendar month' if rhythm else 'no rhythm'}")
+                              + f"\nSeasons: {'a new one every calendar month' if rhythm else 'no rhythm'}"
+                              + (f"\nTournaments: Manage Server or <@&{saved['tournament_role']}>"
+                                 if saved.get("tournament_role") else ""))

@@ -1,6 +1,7 @@
-"""The pictures of seasons, drawn like the score chart (`bot.discord_ui.chart`: same font, colours and
-supersampling): a season's podium with its final top ten, and a player's stats card with their
-rating over time, a line per season.
+"""The pictures of seasons and tournaments, drawn like the score chart (`bot.discord_ui.chart`: same
+font, colours and supersampling): a final podium with the top ten (a season's by rating, a
+tournament's by tournament points: `Figures` says what the numbers are), and a player's stats card
+with their rating over time, a line per season.
 """
 
 from __future__ import annotations
@@ -47,21 +48,46 @@ EARLIER: Colour = (130, 134, 142)
 
 @dataclass(frozen=True, slots=True)
 class Standing:
-    """One line of a final board."""
+    """One line of a final board: `score` is what ranks it, as shown (a rating, tournament points)."""
 
     rank: int
     name: str
-    rating: float
+    score: str
     wins: int
     games: int
     points: int
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """What a board's numbers are, as format strings over a line's `score`, `wins`, `games` and
+    `points`: the line under a podium step, and the three columns of a row below."""
+
+    step: str
+    row: tuple[str, str, str]
+
+    def on_step(self, line: Standing) -> str:
+        return self.step.format(**_values(line))
+
+    def in_row(self, line: Standing) -> tuple[str, str, str]:
+        values = _values(line)
+        first, second, third = (column.format(**values) for column in self.row)
+        return first, second, third
+
+
+SEASON = Figures("{score} · {wins}/{games} won", ("rating {score}", "{wins}/{games} won", "{points} pts"))
+
+
+def _values(line: Standing) -> dict[str, str]:
+    return {"score": line.score, "wins": str(line.wins), "games": str(line.games), "points": number(line.points)}
 
 
 def _name(text: str) -> str:
     return " ".join(printable_text(text).split()) or "?"
 
 
-def _rating(value: float) -> str:
+def rating_text(value: float) -> str:
+    """A rating as the boards show it: one decimal, a true minus sign."""
     return f"−{-value:.1f}" if value < 0 else f"{value:.1f}"
 
 
@@ -97,9 +123,10 @@ def _board_height(standings: Sequence[Standing]) -> int:
     return 28 + 44 + STEP_HEIGHTS[0] + 12 + ROW_HEIGHT * max(0, len(standings) - 3) + 18
 
 
-def podium_png(title: str, subtitle: str, boards: Sequence[tuple[str, Sequence[Standing]]]) -> bytes:
-    """A season's podium: per board (a mode), its first three on the steps and the rest of its top ten
-    below, each with their rating, wins and games."""
+def podium_png(title: str, subtitle: str, boards: Sequence[tuple[str, Sequence[Standing]]],
+               figures: Figures = SEASON) -> bytes:
+    """A final podium: per board (a season's mode), its first three on the steps and the rest of its
+    top ten below, each with the figures `figures` names (a season's: rating, wins and games)."""
     if not boards or any(not standings for _, standings in boards):
         raise ValueError("a podium needs at least one board, each with someone on it")
     top = 70
@@ -122,7 +149,7 @@ def podium_png(title: str, subtitle: str, boards: Sequence[tuple[str, Sequence[S
             text((x + STEP_WIDTH / 2, step_top - 26), fit_text(_name(standing.name), name_font, STEP_WIDTH + 10), 15,
                  bold=True, anchor="mb")
             text((x + STEP_WIDTH / 2, step_top - 6),
-                 f"{_rating(standing.rating)} · {standing.wins}/{standing.games} won", 12, MUTED, anchor="mb")
+                 fit_text(figures.on_step(standing), chart_font(12), STEP_WIDTH + STEP_GAP), 12, MUTED, anchor="mb")
         row_y = floor + 12
         for index, standing in enumerate(standings[3:]):
             top_y = row_y + index * ROW_HEIGHT
@@ -131,10 +158,11 @@ def podium_png(title: str, subtitle: str, boards: Sequence[tuple[str, Sequence[S
                                 (top_y + ROW_HEIGHT) * SCALE), fill=PANEL)
             middle = top_y + ROW_HEIGHT / 2
             text((MARGIN + 10, middle), f"#{standing.rank}", 13, MUTED, anchor="lm")
-            text((MARGIN + 56, middle), fit_text(_name(standing.name), chart_font(14), 330), 14, anchor="lm")
-            text((WIDTH - 300, middle), f"rating {_rating(standing.rating)}", 13, anchor="lm")
-            text((WIDTH - 170, middle), f"{standing.wins}/{standing.games} won", 13, MUTED, anchor="lm")
-            text((WIDTH - MARGIN - 10, middle), f"{number(standing.points)} pts", 13, MUTED, anchor="rm")
+            text((MARGIN + 56, middle), fit_text(_name(standing.name), chart_font(14), 300), 14, anchor="lm")
+            first, second, third = figures.in_row(standing)
+            text((WIDTH - 390, middle), fit_text(first, chart_font(13), 135), 13, anchor="lm")
+            text((WIDTH - 250, middle), fit_text(second, chart_font(13), 110), 13, MUTED, anchor="lm")
+            text((WIDTH - MARGIN - 10, middle), fit_text(third, chart_font(13), 105), 13, MUTED, anchor="rm")
         y += _board_height(standings)
     return canvas.png()
 

@@ -447,9 +447,12 @@ Too many bags cost points. First to the target wins.
 player would do, and why; after a game, `/spades review` goes over your bids and costliest plays.
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
 starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
+**Tournaments:** `/spades tournament new` (Manage Server) opens a Swiss tournament here; players press \
+**Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
+and post the podium myself.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `review` · \
-`leaderboard` · `stats` · `season` · `cancel` · `settings` (Manage Server) · `help`"""
+`score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
+`settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from discord.utils import escape_markdown
 
-from bot.discord_ui.podium import Standing, podium_png, stats_card_png
+from bot.discord_ui.podium import Standing, podium_png, rating_text, stats_card_png
 from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural
 from bot.service import LeaderboardEntry, PlayerStats
 from bot.service.seasons import ALL_TIME, PlayerCard, Podium
@@ -105,7 +105,8 @@ def podium_text(podium: Podium) -> str:
 def podium_picture(podium: Podium) -> bytes | None:
     if not podium.boards:
         return None
-    boards = [(MODE_TITLES[mode], [Standing(e.rank, e.name, e.rating, e.wins, e.games, e.points) for e in entries])
+    boards = [(MODE_TITLES[mode], [Standing(e.rank, e.name, rating_text(e.rating), e.wins, e.games, e.points)
+               for e in entries])
               for mode, entries in podium.boards]
     return podium_png(f"Season “{podium.season.name}” — final standings", f"{span(podium.season)} · by rating",
                       boards)

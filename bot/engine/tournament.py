@@ -69,6 +69,10 @@ def table_result(game: Game) -> TableResult:
     return TableResult(scores, decide_unfinished(scores), unfinished=True)
 
 
+def _is_name(name: object) -> bool:
+    return isinstance(name, str) and bool(name.strip())
+
+
 def _passes(check: Callable[..., object], *args: Any) -> bool:
     try:
         check(*args)
@@ -91,6 +95,7 @@ class Tournament:
         self.seed = seed
         self._entrants: dict[str, Entrant] = {}  # sign-up order; those dropped after round 1 stay
         self._dropped: set[str] = set()
+        self._member_names: dict[str, str] = {}  # player id: their own name (a team's entry has its own)
         self._played: list[RoundResult] = []
         self._events: list[TournamentEvent] = []
         self._stage = Stage.SIGNUP
@@ -147,11 +152,11 @@ class Tournament:
     def apply(self, event: TournamentEvent) -> None:
         """Carry out a logged event through the same checks as a live action."""
         if isinstance(event, Joined):
-            self.join(event.entrant_id, event.name, event.members)
+            self.join(event.entrant_id, event.name, event.members, event.names)
         elif isinstance(event, Dropped):
             self.drop(event.entrant_id)
         elif isinstance(event, Replaced):
-            self.replace(event.entrant_id, event.old_member, event.new_member, event.name)
+            self.replace(event.entrant_id, event.old_member, event.new_member, event.name, event.new_name)
         elif isinstance(event, RoundSeated):
             if event.number != len(self._played) + 1:
                 raise BadRecord(f"round {event.number} seated where round {len(self._played) + 1} was due")
@@ -196,6 +201,10 @@ class Tournament:
     def standings(self) -> list[Standing]:
         return standings(self.mode, self.entrants, self._played, self._dropped)
 
+    def member_name(self, member: str) -> str:
+        """A player's own name, as given when they joined or came in as a replacement."""
+        return self._member_names[member]
+
     def entrant_of(self, member: str) -> Entrant | None:
         """The entrant a player plays for, if they are still in."""
         return next((e for e in self.active if member in e.members), None)
@@ -216,11 +225,12 @@ class Tournament:
         return tuple(per_member[seat % 2][seat // 2] for seat in range(4))
 
     # ----------------------------------------------------------------------------- entrants
-    def verify_join(self, entrant_id: str, name: str, members: Sequence[str]) -> None:
+    def verify_join(self, entrant_id: str, name: str, members: Sequence[str],
+                    names: Sequence[str] | None = None) -> None:
         self._check_open("Entries are closed while a round is being played.")
         if not isinstance(entrant_id, str) or not entrant_id or entrant_id in self._entrants:
             raise IllegalAction(f"Entrant id {entrant_id!r} is taken or empty.")
-        if not isinstance(name, str) or not name.strip():
+        if not _is_name(name):
             raise IllegalAction("An entrant needs a name.")
         needed = members_per_entrant(self.mode)
         if len(members) != needed or len(set(members)) != needed:
@@ -228,15 +238,20 @@ class Tournament:
                                 if needed == 2 else "One player per entry.")
         for member in members:
             self._check_new_player(member)
+        if names is not None and (len(names) != len(members) or not all(_is_name(n) for n in names)):
+            raise IllegalAction("Each player of an entry needs a name.")
 
-    def can_join(self, entrant_id: str, name: str, members: Sequence[str]) -> bool:
-        return _passes(self.verify_join, entrant_id, name, members)
+    def can_join(self, entrant_id: str, name: str, members: Sequence[str], names: Sequence[str] | None = None) -> bool:
+        return _passes(self.verify_join, entrant_id, name, members, names)
 
-    def join(self, entrant_id: str, name: str, members: Sequence[str]) -> Joined:
-        """Enter a player (a team in partners); after round 1 they start with no points."""
-        self.verify_join(entrant_id, name, members)
-        event = Joined(entrant_id, name.strip(), tuple(members))
-        self._entrants[entrant_id] = Entrant(*event)
+    def join(self, entrant_id: str, name: str, members: Sequence[str], names: Sequence[str] | None = None) -> Joined:
+        """Enter a player (a team in partners); after round 1 they start with no points. `names`: each
+        member's own name (by default the entry's)."""
+        self.verify_join(entrant_id, name, members, names)
+        own = tuple(n.strip() for n in names) if names is not None else (name.strip(),) * len(members)
+        event = Joined(entrant_id, name.strip(), tuple(members), own)
+        self._entrants[entrant_id] = Entrant(event.entrant_id, event.name, event.members)
+        self._member_names.update(zip(event.members, event.names, strict=True))
         self._events.append(event)
         return event
 
@@ -261,7 +276,8 @@ class Tournament:
         self._events.append(event)
         return event
 
-    def verify_replace(self, entrant_id: str, old_member: str, new_member: str, name: str) -> None:
+    def verify_replace(self, entrant_id: str, old_member: str, new_member: str, name: str,
+                       new_name: str | None = None) -> None:
         if self._stage is not Stage.BETWEEN:
             raise WrongPhase("Players can be replaced between rounds only; before round 1, leave and join.")
         entrant = self._entrants.get(entrant_id)
@@ -270,19 +286,23 @@ class Tournament:
         if old_member not in entrant.members:
             raise IllegalAction(f"Player {old_member} doesn't play for {entrant.name}.")
         self._check_new_player(new_member)
-        if not isinstance(name, str) or not name.strip():
+        if not _is_name(name) or (new_name is not None and not _is_name(new_name)):
             raise IllegalAction("An entrant needs a name.")
 
-    def can_replace(self, entrant_id: str, old_member: str, new_member: str, name: str) -> bool:
-        return _passes(self.verify_replace, entrant_id, old_member, new_member, name)
+    def can_replace(self, entrant_id: str, old_member: str, new_member: str, name: str,
+                    new_name: str | None = None) -> bool:
+        return _passes(self.verify_replace, entrant_id, old_member, new_member, name, new_name)
 
-    def replace(self, entrant_id: str, old_member: str, new_member: str, name: str) -> Replaced:
-        """A new player takes over an entry (its points and history stay with the entry)."""
-        self.verify_replace(entrant_id, old_member, new_member, name)
-        event = Replaced(entrant_id, old_member, new_member, name.strip())
+    def replace(self, entrant_id: str, old_member: str, new_member: str, name: str,
+                new_name: str | None = None) -> Replaced:
+        """A new player takes over an entry (its points and history stay with the entry). `name`: the
+        entry's name from now on; `new_name`: the new player's own (by default the entry's)."""
+        self.verify_replace(entrant_id, old_member, new_member, name, new_name)
+        event = Replaced(entrant_id, old_member, new_member, name.strip(), (new_name or name).strip())
         entrant = self._entrants[entrant_id]
         members = tuple(new_member if m == old_member else m for m in entrant.members)
         self._entrants[entrant_id] = dataclasses.replace(entrant, name=event.name, members=members)
+        self._member_names[new_member] = event.new_name
         self._events.append(event)
         return event
 

@@ -11,6 +11,7 @@ class Joined(NamedTuple):
     entrant_id: str
     name: str
     members: tuple[str, ...]
+    names: tuple[str, ...]  # each member's own name, as shown at the table
 
 
 class Dropped(NamedTuple):
@@ -24,6 +25,7 @@ class Replaced(NamedTuple):
     old_member: str
     new_member: str
     name: str  # the entrant's name from now on
+    new_name: str  # the new member's own name
 
 
 class RoundSeated(NamedTuple):
@@ -50,12 +52,13 @@ TournamentEvent = Joined | Dropped | Replaced | RoundSeated | TableFinished | En
 
 def tournament_event_to_json(event: TournamentEvent) -> dict[str, Any]:
     if isinstance(event, Joined):
-        return {"type": "join", "entrant": event.entrant_id, "name": event.name, "members": list(event.members)}
+        return {"type": "join", "entrant": event.entrant_id, "name": event.name, "members": list(event.members),
+                "names": list(event.names)}
     if isinstance(event, Dropped):
         return {"type": "drop", "entrant": event.entrant_id}
     if isinstance(event, Replaced):
         return {"type": "replace", "entrant": event.entrant_id, "out": event.old_member,
-                "in": event.new_member, "name": event.name}
+                "in": event.new_member, "name": event.name, "in_name": event.new_name}
     if isinstance(event, RoundSeated):
         return {"type": "seat", "round": event.number, "tables": [list(table) for table in event.tables]}
     if isinstance(event, TableFinished):
@@ -68,11 +71,13 @@ def tournament_event_from_json(data: dict[str, Any]) -> TournamentEvent:
     try:
         kind = data["type"]
         if kind == "join":
-            return Joined(_str(data["entrant"]), _str(data["name"]), tuple(_str(m) for m in data["members"]))
+            return Joined(_str(data["entrant"]), _str(data["name"]), tuple(_str(m) for m in data["members"]),
+                          tuple(_str(n) for n in data["names"]))
         if kind == "drop":
             return Dropped(_str(data["entrant"]))
         if kind == "replace":
-            return Replaced(_str(data["entrant"]), _str(data["out"]), _str(data["in"]), _str(data["name"]))
+            return Replaced(_str(data["entrant"]), _str(data["out"]), _str(data["in"]), _str(data["name"]),
+                            _str(data["in_name"]))
         if kind == "seat":
             tables = tuple(tuple(None if s is None else _str(s) for s in table) for table in data["tables"])
             return RoundSeated(_int(data["round"]), tables)

@@ -41,6 +41,10 @@ from bot.store.models import (
     SeatResult,
     ShardSet,
     StoredGame,
+    StoredTournament,
+    TournamentInfo,
+    TournamentPost,
+    TournamentStatus,
     Unchanged,
 )
 
@@ -235,6 +239,46 @@ class Store(Protocol):
 
     async def review(self, game_id: str, seat: int, version: int) -> str | None:
         """A kept review by this version of the reviewer, if any."""
+
+    # -- tournaments ------------------------------------------------------------------------------
+
+    async def create_tournament(self, tournament_id: str, *, guild_id: int, channel_id: int, organiser_id: int,
+                                setup: Mapping[str, Any], deadline: float | None = None) -> TournamentInfo:
+        """Open a tournament for sign-up (`deadline`: when sign-up closes, if it does by itself).
+        Raises ChannelBusyError if the channel has an open one already, GameStateError if the id is
+        taken; nothing is written then."""
+
+    async def set_tournament_message(self, tournament_id: str, message_id: int | None) -> None:
+        """Remember the sign-up message, so its buttons and threads are found after a restart."""
+
+    async def append_tournament_events(
+        self, tournament_id: str, first_seq: int, events: Sequence[Mapping[str, Any]], posts: Sequence[Post] = (),
+        status: TournamentStatus | None = None, deadline: float | Unchanged | None = UNCHANGED,
+    ) -> list[int]:
+        """Store a tournament's events from `first_seq` on (counting from 1), the posts they owe and,
+        if given, the status and the deadline (what is due next) they lead to, in one transaction;
+        the posts' ids. Raises DuplicateEventError or EventGapError unless `first_seq` is the next
+        one, GameStateError unless the tournament is open; nothing is written then."""
+
+    async def set_tournament_table(self, tournament_id: str, round_number: int, table: int, *,
+                                   thread_id: int | None = None, game_id: str | None = None) -> None:
+        """Note where a table of a round plays, as soon as its thread or game exists (None keeps
+        what was stored)."""
+
+    async def load_tournament(self, tournament_id: str) -> StoredTournament | None:
+        """A tournament's row, events and tables; raises DamagedGameError if its rows can't be read."""
+
+    async def open_tournaments(self, shards: ShardSet | None = None) -> list[StoredTournament]:
+        """Every open tournament (of servers on `shards`, if given), oldest first, for start-up."""
+
+    async def latest_tournament(self, guild_id: int, channel_id: int) -> StoredTournament | None:
+        """The channel's newest tournament, open or not."""
+
+    async def pending_tournament_posts(self, shards: ShardSet | None = None) -> list[TournamentPost]:
+        """Every post owed by a tournament (of servers on `shards`, if given), in the order saved."""
+
+    async def tournament_posts_delivered(self, post_ids: Sequence[int]) -> None:
+        """Forget these tournament posts; unknown ids are ignored."""
 
     # -- server settings ------------------------------------------------------------------------
 

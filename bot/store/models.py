@@ -334,3 +334,50 @@ class RatingPoint:
     rating: float
     season_id: int | None
     season_rating: float | None
+
+
+TournamentStatus = Literal["open", "over", "cancelled"]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentInfo:
+    """A tournament's row: where it runs, who set it up, and its setup (opaque to the store)."""
+
+    tournament_id: str
+    guild_id: int
+    channel_id: int  # the channel of its sign-up message; its tables play in threads under it
+    organiser_id: int
+    setup: dict[str, Any]
+    message_id: int | None
+    deadline_at: float | None  # what is due next: sign-up closing, a round's time limit, the next round
+    status: TournamentStatus
+    created_at: float
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentTable:
+    """Where one table of a round plays: its thread and the game in it, each once it exists."""
+
+    round: int
+    table: int
+    thread_id: int | None
+    game_id: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredTournament:
+    """A tournament as stored: its row, its event log in order, and its tables' threads and games."""
+
+    info: TournamentInfo
+    events: tuple[dict[str, Any], ...]
+    tables: tuple[TournamentTable, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentPost:
+    """A post owed by a tournament (a round's standings, the podium), not yet reported delivered."""
+
+    post_id: int
+    info: TournamentInfo
+    kind: str
+    payload: dict[str, Any]

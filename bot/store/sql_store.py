@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from bot.engine import Mode
-from bot.store import boards, coach, games, replay, rows, seasons
+from bot.store import boards, coach, games, replay, rows, seasons, tournaments
 from bot.store.errors import DamagedGameError, StoreError, StoreUnavailable
 from bot.store.models import (
     UNCHANGED,
@@ -41,6 +41,10 @@ from bot.store.models import (
     SeatResult,
     ShardSet,
     StoredGame,
+    StoredTournament,
+    TournamentInfo,
+    TournamentPost,
+    TournamentStatus,
     Unchanged,
 )
 from bot.store.results import finish
@@ -304,6 +308,53 @@ class SqlStore(ABC):
 
     async def review(self, game_id: str, seat: int, version: int) -> str | None:
         return await self._read(lambda tx: coach.review(tx, game_id, seat, version))
+
+    # -- tournaments ------------------------------------------------------------------------------
+
+    async def create_tournament(self, tournament_id: str, *, guild_id: int, channel_id: int, organiser_id: int,
+                                setup: Mapping[str, Any], deadline: float | None = None) -> TournamentInfo:
+        setup_json, now = replay.dumps(dict(setup)), time.time()
+        return await self._write(lambda tx: tournaments.create(tx, tournament_id, guild_id, channel_id, organiser_id,
+                                                               setup_json, deadline, now))
+
+    async def set_tournament_message(self, tournament_id: str, message_id: int | None) -> None:
+        await self._write(lambda tx: tournaments.set_message(tx, tournament_id, message_id))
+
+    async def append_tournament_events(
+        self, tournament_id: str, first_seq: int, events: Sequence[Mapping[str, Any]], posts: Sequence[Post] = (),
+        status: TournamentStatus | None = None, deadline: float | Unchanged | None = UNCHANGED,
+    ) -> list[int]:
+        if first_seq < 1 or not events:
+            raise ValueError("events are numbered from 1, and at least one is needed")
+        if status not in (None, "open", "over", "cancelled"):
+            raise ValueError(f"unknown tournament status {status!r}")
+        payloads = [replay.dumps(dict(event)) for event in events]
+        post_rows = [(post.kind, replay.dumps(post.payload)) for post in posts]
+        now = time.time()
+        return await self._write(
+            lambda tx: tournaments.append(tx, tournament_id, first_seq, payloads, post_rows, status, deadline, now)
+        )
+
+    async def set_tournament_table(self, tournament_id: str, round_number: int, table: int, *,
+                                   thread_id: int | None = None, game_id: str | None = None) -> None:
+        await self._write(lambda tx: tournaments.set_table(tx, tournament_id, round_number, table, thread_id, game_id))
+
+    async def load_tournament(self, tournament_id: str) -> StoredTournament | None:
+        return await self._read(lambda tx: tournaments.load(tx, tournament_id))
+
+    async def open_tournaments(self, shards: ShardSet | None = None) -> list[StoredTournament]:
+        return await self._read(lambda tx: tournaments.open_ones(tx, shards))
+
+    async def latest_tournament(self, guild_id: int, channel_id: int) -> StoredTournament | None:
+        return await self._read(lambda tx: tournaments.latest(tx, guild_id, channel_id))
+
+    async def pending_tournament_posts(self, shards: ShardSet | None = None) -> list[TournamentPost]:
+        return await self._read(lambda tx: tournaments.pending_posts(tx, shards))
+
+    async def tournament_posts_delivered(self, post_ids: Sequence[int]) -> None:
+        ids = [int(post_id) for post_id in post_ids]
+        if ids:
+            await self._write(lambda tx: tournaments.forget_posts(tx, ids))
 
     # -- server settings --------------------------------------------------------------------------
 

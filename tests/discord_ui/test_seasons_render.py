@@ -73,7 +73,7 @@ def test_the_podium_post_names_three_per_mode_and_escapes_markdown() -> None:
 
 
 def test_the_podium_picture_grows_with_its_boards_and_shows_the_three_steps() -> None:
-    ten = [Standing(n, f"player {n}", 20.0 - n, 3, 4, 100 * n) for n in range(1, 11)]
+    ten = [Standing(n, f"player {n}", f"{20 - n}.0", 3, 4, 100 * n) for n in range(1, 11)]
     one = opened(podium_png("Season", "dates", [("Cutthroat", ten)]))
     two = opened(podium_png("Season", "dates", [("Cutthroat", ten), ("Solo", ten[:2])]))
     assert one.width == two.width == WIDTH and two.height > one.height

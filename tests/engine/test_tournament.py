@@ -420,3 +420,17 @@ def test_with_everyone_staying_nobody_sits_with_computers_twice_before_another_o
         counts = computer_rounds(tournament.played)
         spread = [counts[e.entrant_id] for e in tournament.entrants]
         assert max(spread) - min(spread) <= 1
+
+
+def test_each_member_keeps_their_own_name_through_a_replacement_and_a_replay():
+    tournament = Tournament.new("t", Mode.PARTNERS, rounds=2, seed=1)
+    tournament.join("a", "A & B & C", ("1", "2"), ("A & B", "C"))
+    tournament.join("d", "D & E", ("3", "4"), ("D", "E"))
+    with refused(IllegalAction, "Each player of an entry needs a name."):
+        tournament.join("f", "F", ("5", "6"), ("F", " "))
+    tournament.seat()
+    tournament.record(0, TableResult((100, 50), (1, 2)))
+    tournament.replace("a", "2", "7", "A & B & G", "G")
+    rebuilt = Tournament.from_json(json.loads(json.dumps(tournament.to_json())))
+    assert [rebuilt.member_name(m) for m in ("1", "7", "3", "4")] == ["A & B", "G", "D", "E"]
+    assert tournament.member_name("1") == "A & B" and rebuilt.to_json() == tournament.to_json()

@@ -44,6 +44,8 @@ SPEAK = 1 << 21
 CHANGE_NICKNAME = 1 << 26
 MANAGE_ROLES = 1 << 28
 USE_APPLICATION_COMMANDS = 1 << 31
+MANAGE_THREADS = 1 << 34
+CREATE_PUBLIC_THREADS = 1 << 35
 SEND_MESSAGES_IN_THREADS = 1 << 38
 ALL_PERMISSIONS = (1 << 51) - 1
 
@@ -71,6 +73,7 @@ DEFAULT_BOT_PERMISSIONS = (
     | ADD_REACTIONS
     | USE_EXTERNAL_EMOJIS
     | SEND_MESSAGES_IN_THREADS
+    | CREATE_PUBLIC_THREADS
 )
 
 # Message flags.
@@ -83,6 +86,7 @@ FLAG_IS_COMPONENTS_V2 = 1 << 15
 # Channel types.
 CHANNEL_GUILD_TEXT = 0
 CHANNEL_DM = 1
+CHANNEL_PUBLIC_THREAD = 11
 
 # Interaction types.
 INTERACTION_PING = 1
@@ -254,6 +258,7 @@ class FakeGuild:
     owner: FakeUser
     roles: dict[int, FakeRole] = field(default_factory=dict)
     channels: list[FakeChannel] = field(default_factory=list)
+    threads: list[FakeChannel] = field(default_factory=list)
     members: dict[int, FakeMember] = field(default_factory=dict)
     created_at: datetime = field(default_factory=utcnow)
 
@@ -315,7 +320,7 @@ class FakeGuild:
                 "voice_states": [],
                 "members": [m.to_payload() for m in self.members.values()],
                 "channels": [c.to_payload(include_guild_id=False) for c in self.channels],
-                "threads": [],
+                "threads": [t.to_payload(include_guild_id=False) for t in self.threads if not t.archived],
                 "presences": [],
                 "stage_instances": [],
                 "guild_scheduled_events": [],
@@ -356,10 +361,17 @@ class FakeChannel:
     topic: str | None = None
     overwrites: dict[int, Overwrite] = field(default_factory=dict)
     messages: dict[int, FakeMessage] = field(default_factory=dict)
+    parent: FakeChannel | None = None  # a thread's channel
+    owner_id: int | None = None  # who started a thread
+    archived: bool = False  # a thread's state: archived threads reopen when someone posts in them
 
     @property
     def is_dm(self) -> bool:
         return self.type == CHANNEL_DM
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type == CHANNEL_PUBLIC_THREAD
 
     @property
     def mention(self) -> str:
@@ -387,6 +399,25 @@ class FakeChannel:
                 "recipients": [self.recipient.to_payload()],
                 "flags": 0,
             }
+        if self.is_thread:
+            assert self.parent is not None
+            thread: JSON = {
+                "id": str(self.id),
+                "type": self.type,
+                "name": self.name,
+                "parent_id": str(self.parent.id),
+                "owner_id": str(self.owner_id),
+                "last_message_id": last_id,
+                "rate_limit_per_user": 0,
+                "message_count": len(self.visible_messages()),
+                "member_count": 1,
+                "flags": 0,
+                "thread_metadata": {"archived": self.archived, "auto_archive_duration": 1440,
+                                    "archive_timestamp": iso(utcnow()), "locked": False},
+            }
+            if include_guild_id and self.guild is not None:
+                thread["guild_id"] = str(self.guild.id)
+            return thread
         payload: JSON = {
             "id": str(self.id),
             "type": self.type,

@@ -304,6 +304,7 @@ class FakeDiscord:
         self._changed = asyncio.Event()
         self._resume_baseline = 0
         self._runner: web.AppRunner | None = None
+        self.max_active_threads = 1000  # per server, as Discord's limit
         self.port = 0
         self._register_routes()
 
@@ -514,7 +515,10 @@ class FakeDiscord:
         return channel
 
     def permissions_for(self, user: FakeUser, channel: FakeChannel) -> int:
-        """Discord's permission algorithm: roles, owner/admin, then channel overwrites."""
+        """Discord's permission algorithm: roles, owner/admin, then channel overwrites (a thread's
+        are its parent channel's)."""
+        if channel.parent is not None:
+            channel = channel.parent
         guild = channel.guild
         if guild is None:
             return DM_PERMISSIONS
@@ -1448,6 +1452,8 @@ class FakeDiscord:
             add("DELETE", f"{prefix}/commands/{{command_id}}", self._delete_command)
         add("GET", "/applications/{application_id}/guilds/{guild_id}/commands/permissions", self._empty_list)
         add("GET", "/channels/{channel_id}", self._get_channel)
+        add("PATCH", "/channels/{channel_id}", self._patch_channel)
+        add("POST", "/channels/{channel_id}/messages/{message_id}/threads", self._start_thread)
         add("GET", "/channels/{channel_id}/messages", self._list_messages)
         add("POST", "/channels/{channel_id}/messages", self._post_message)
         add("GET", "/channels/{channel_id}/messages/{message_id}", self._get_message)
@@ -1860,6 +1866,62 @@ class FakeDiscord:
             return channel
         return _json_response(channel.to_payload())
 
+    async def _patch_channel(self, req: Req) -> web.Response:
+        """Only what the bot does to a channel: archive (or reopen) a thread, rename it."""
+        channel = self._channel(req)
+        if isinstance(channel, web.Response):
+            return channel
+        if not channel.is_thread:
+            return self._error(req, 403, 50013, "Missing Permissions", record=True)
+        body = req.body if isinstance(req.body, dict) else {}
+        own = channel.owner_id == self.bot_user.id
+        if not own and not self.permissions_for(self.bot_user, channel) & m.MANAGE_THREADS:
+            return self._error(req, 403, 50013, "Missing Permissions")
+        if "name" in body:
+            channel.name = str(body["name"])[:100]
+        self._set_archived(channel, bool(body.get("archived", channel.archived)))
+        return _json_response(channel.to_payload())
+
+    async def _start_thread(self, req: Req) -> web.Response:
+        """A public thread from a message: its id is the message's; one per message; it needs
+        Create Public Threads in the channel; a server has at most `max_active_threads` open."""
+        channel = self._channel(req)
+        if isinstance(channel, web.Response):
+            return channel
+        msg = self._channel_message(req, channel)
+        if isinstance(msg, web.Response):
+            return msg
+        if channel.is_dm or channel.is_thread or channel.guild is None:
+            return self._error(req, 400, 50024, "Cannot execute action on this channel type")
+        if not self.permissions_for(self.bot_user, channel) & m.CREATE_PUBLIC_THREADS:
+            return self._error(req, 403, 50013, "Missing Permissions")
+        if msg.id in self.channels:
+            return self._error(req, 400, 160004, "A thread has already been created for this message")
+        guild = channel.guild
+        if sum(1 for t in guild.threads if not t.archived) >= self.max_active_threads:
+            return self._error(req, 400, 160006, "Maximum number of active threads reached")
+        body = req.body if isinstance(req.body, dict) else {}
+        name = str(body.get("name") or "")
+        if not 1 <= len(name) <= 100:
+            return self._invalid_form(req, [("name", "Must be between 1 and 100 in length.")])
+        thread = FakeChannel(msg.id, m.CHANNEL_PUBLIC_THREAD, name, guild, parent=channel, owner_id=self.bot_user.id)
+        guild.threads.append(thread)
+        self.channels[thread.id] = thread
+        self._dispatch_guild_event("THREAD_CREATE", guild, {**thread.to_payload(), "newly_created": True},
+                                   INTENT_GUILDS)
+        return _json_response(thread.to_payload(), status=201)
+
+    def _set_archived(self, thread: FakeChannel, archived: bool) -> None:
+        if thread.archived == archived or thread.guild is None:
+            return
+        thread.archived = archived
+        self._dispatch_guild_event("THREAD_UPDATE", thread.guild, thread.to_payload(), INTENT_GUILDS)
+
+    def threads_of(self, channel: FakeChannel) -> list[FakeChannel]:
+        """The threads started in a channel, oldest first."""
+        guild = channel.guild
+        return [] if guild is None else [t for t in guild.threads if t.parent is channel]
+
     async def _list_messages(self, req: Req) -> web.Response:
         channel = self._channel(req)
         if isinstance(channel, web.Response):
@@ -1899,8 +1961,11 @@ class FakeDiscord:
                 return self._error(req, 403, 50007, "Cannot send messages to this user")
         else:
             perms = self.permissions_for(self.bot_user, channel)
-            if not perms & m.SEND_MESSAGES or (req.files and not perms & m.ATTACH_FILES):
+            send = m.SEND_MESSAGES_IN_THREADS if channel.is_thread else m.SEND_MESSAGES
+            if not perms & send or (req.files and not perms & m.ATTACH_FILES):
                 return self._error(req, 403, 50013, "Missing Permissions")
+        if channel.archived:  # Discord reopens an archived thread for whoever may post in it
+            self._set_archived(channel, False)
         body = req.body if isinstance(req.body, dict) else {}
         nonce = body.get("nonce")
         if nonce is not None:

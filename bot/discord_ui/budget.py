@@ -7,8 +7,10 @@ receiving it, and a global 429 stalls every table at once, so the bot paces itse
 instead: every counted call first takes a slot here. Slots go by priority (what is owed before a
 table refresh, a table refresh before a clean-up), and in order within one priority.
 
-The pace is a token bucket whose depth plus one second of refill never exceeds the rate, so no
-one-second window can hold more calls than the limit.
+The pace is a token bucket whose depth plus one second of refill stays a tenth under the limit:
+a call reaches Discord a little after its slot is given (the event loop is busy, the network
+varies), and a window that Discord opens at a late call's arrival would otherwise catch one more
+call at its end than the limit allows.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ import time
 from collections.abc import Awaitable, Callable
 from enum import IntEnum
 
-HEADROOM = 0.9  # of the rate: room for calls the budget doesn't see (start-up, discord.py's retries)
+HEADROOM = 0.9  # of the rate, per second: room for jitter, and for calls the budget doesn't see (start-up)
+BURST = 0.05  # of the rate: calls allowed at once, within the headroom
 _WHOLE = 1 - 1e-9  # a slot's worth of refill, allowing for float rounding
 
 
@@ -29,7 +32,8 @@ class Priority(IntEnum):
 
     OWED = 0  # what a saved action owes the channel: summaries, deals, the game-over post, notices
     TABLE = 1  # a table (or lobby) brought up to date; the latest state is rendered once allowed
-    CLEANUP = 2  # deleting a turn mention or a replaced table
+    DM = 2  # a hand by direct message (the panel shows the same cards at once)
+    CLEANUP = 3  # deleting a turn mention or a replaced table
 
 
 class RestBudget:
@@ -39,8 +43,8 @@ class RestBudget:
                  sleep: Callable[[float], Awaitable[None]] = asyncio.sleep) -> None:
         if rate <= 0:
             raise ValueError("the rate must be positive")
-        self.rate = rate * HEADROOM
-        self.depth = max(1.0, rate - self.rate)  # a burst plus one second of refill stays within `rate`
+        self.depth = max(1.0, rate * BURST)
+        self.rate = max(rate * HEADROOM - self.depth, rate / 2)  # a burst and a second of refill: 0.9 × rate
         self._clock, self._sleep = clock, sleep
         self._tokens = self.depth
         self._stamp = clock()

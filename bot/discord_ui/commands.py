@@ -109,6 +109,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         # The callback's answer names the new message: no second request for it.
         message_id = sent.message_id or (await interaction.original_response()).id
         await service.set_lobby_message(live, message_id)
+        interaction.client.publisher.lobby_shown(live, interaction)
 
     @app_commands.command(description="Take a seat in this channel's game before it starts")
     async def join(self, interaction: Command) -> None:

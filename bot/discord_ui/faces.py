@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bot.discord_ui import render
-from bot.engine import Card, Phase, SeatView, card_label
+from bot.engine import Card, HandLog, Phase, SeatView, card_label
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
@@ -135,3 +135,8 @@ def table(live: LiveGame) -> Face:
         parts.append(Row((hand_button(live.game_id),)))
     parts.append(Text(render.table_footer(live)))
     return Face(TABLE_COLOUR, tuple(parts))
+
+
+def summary(live: LiveGame, hand: HandLog) -> Face:
+    """A finished hand: what each bid and won, the points, bags and distance to go, its last trick."""
+    return Face(SUMMARY_COLOUR, (Text(render.hand_summary(live, hand)),))

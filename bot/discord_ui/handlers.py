@@ -63,6 +63,7 @@ class Handlers:
             else:
                 await self.service.cancel(live, user.id, is_server_manager(interaction))
             await interaction.response.edit_message(content=render.lobby_text(live), view=lobby_view(live))
+            self.publisher.lobby_shown(live, interaction)
         except Exception as error:
             await report_error(interaction, error)
 
@@ -124,6 +125,7 @@ class Handlers:
                     render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
                 message_id = answer.message_id or (await interaction.original_response()).id
                 await self.service.set_lobby_message(live, message_id)
+                self.publisher.lobby_shown(live, interaction)
             else:
                 started = "It has started!" if live.status == "playing" else "Waiting for the others."
                 await interaction.response.send_message(f"You're in the rematch. {started}", ephemeral=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import io
 import logging
 import time
@@ -37,7 +38,7 @@ from bot.discord_ui.chart import score_chart_png
 from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits, RateLimited
 from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
-from bot.discord_ui.views import hand_button_view, lobby_view, rematch_view, summary_view, table_view
+from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view, table_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, seat_view
 from bot.service import (
@@ -86,6 +87,40 @@ class _TableDue:
 _TABLE = _TableDue()
 
 
+class Jobs:
+    """Calls made one after another in the background, in the order given (a game's direct
+    messages: they wait for the budget behind everything else, and nothing waits for them)."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Callable[[], Awaitable[object]]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._busy = False
+
+    @property
+    def idle(self) -> bool:
+        return not self._busy and self._queue.empty()
+
+    def add(self, job: Callable[[], Awaitable[object]]) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run())
+        self._queue.put_nowait(job)
+
+    async def _run(self) -> None:
+        while True:
+            job = await self._queue.get()
+            self._busy = True
+            try:
+                await job()
+            except Exception:  # one message that can't be sent must not stop the next
+                log.exception("a direct message failed")
+            finally:
+                self._busy = False
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
 @dataclass
 class Desk:
     """One game's publishing state."""
@@ -110,6 +145,10 @@ class Desk:
     lane_task: asyncio.Task[None] | None = None
     lane_busy: bool = False
     repost: bool = False  # the table is to be posted anew at the bottom (`/spades table`)
+    dms: Jobs = field(default_factory=Jobs)
+    dms_checked: bool = False  # a look at the held-back direct messages is queued
+    lobby_via: Via | None = None  # the interaction whose answer is the lobby message
+    lobby_shown: tuple[str, str] | None = None  # what the lobby message shows: text and status
 
 
 class Publisher:
@@ -161,6 +200,16 @@ class Publisher:
         replaced = desk.panels.show(user_id, interaction, token, face)
         desk.queue.put_nowait((live, Wake()))
         return replaced
+
+    def lobby_shown(self, live: LiveGame, interaction: discord.Interaction[Any]) -> None:
+        """An interaction's answer is (or now shows) the lobby as it is: it needn't be edited for
+        that, and later edits go through that interaction's webhook, outside the global limit."""
+        desk = self._desks.get(live.game_id)
+        if desk is None:
+            self.publish(live, [])
+            desk = self._desks[live.game_id]
+        desk.lobby_via = Via(interaction, time.monotonic())
+        desk.lobby_shown = (render.lobby_text(live), live.status)
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
         """A message appeared (or went) in a channel: count what lies below the game's table."""
@@ -267,8 +316,9 @@ class Publisher:
             if desk.lane.empty():
                 if desk.table_stale:
                     await self._table_if_due(desk, live)
-                if live.game is not None:
-                    await self._send_owed_dms(desk, live)
+                if live.game is not None and desk.dms_owed and not desk.dms_checked:
+                    desk.dms_checked = True
+                    desk.dms.add(functools.partial(self._send_owed_dms, desk, live))
                 if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
                     (ping_id, _, via), desk.ping = desk.ping, None
                     await self._delete(live.channel_id, ping_id, via)
@@ -290,8 +340,7 @@ class Publisher:
     def _done_with(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
         """A game that has ended and shows its end everywhere (no panel, post or table put off for
         later): nothing per game outlives it."""
-        if (live.active or desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty()
-                or desk.panels.retry_at is not None or desk.table_stale):
+        if (live.active or _working(desk) or desk.panels.retry_at is not None or desk.table_stale):
             return False
         self._drop(game_id, desk)
         return True
@@ -306,6 +355,8 @@ class Publisher:
         for task in (desk.task, desk.lane_task):
             if task is not None and task is not current:
                 task.cancel()
+        if desk.dms.idle:
+            desk.dms.cancel()
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
         """Run `work`, retrying passing faults with backoff. False if it was given up."""
@@ -347,13 +398,9 @@ class Publisher:
         return False
 
     async def _wait_out(self, desk: Desk, live: LiveGame, delay: float) -> None:
-        """Wait before retrying the channel; direct messages don't need it (nor do the panels, kept
-        current by the other worker), so the game stays playable meanwhile."""
-        until = time.monotonic() + delay
-        while (left := until - time.monotonic()) > 0:
-            if live.game is not None:
-                await self._send_owed_dms(desk, live)
-            await asyncio.sleep(min(left, self.refresh_interval))
+        """Wait before retrying the channel. The panels and direct messages don't need it (each has
+        its own worker), so the game stays playable meanwhile."""
+        await asyncio.sleep(delay)
 
     async def _give_up(self, desk: Desk, live: LiveGame, reason: str) -> None:
         desk.channel_gone = True
@@ -362,9 +409,10 @@ class Publisher:
     # ------------------------------------------------------------------------- deliveries
     async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:
         if isinstance(change, LobbyChanged | GameStarted):
-            await self._guard(desk, live, lambda: self._render_lobby(live))
+            await self._guard(desk, live, lambda: self._render_lobby(desk, live))
         elif isinstance(change, HandDealt):
-            await self._guard(desk, live, lambda: self._send_hands(desk, live, change))
+            desk.dms.add(lambda: self._deal_by_dm(desk, live, change))
+            return
         elif isinstance(change, HandScored):
             await self._guard(desk, live, lambda: self._hand_over(desk, live, change))
         elif isinstance(change, GameOver):
@@ -410,41 +458,55 @@ class Publisher:
             await self.budget.take(Priority.CLEANUP)
             await self.client.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
 
-    async def _render_lobby(self, live: LiveGame) -> None:
-        if live.lobby_message_id is None:
+    async def _render_lobby(self, desk: Desk, live: LiveGame) -> None:
+        """Bring the lobby message up to date, unless a click's answer already did; through the
+        webhook of the interaction that answered with it while it can (not counted)."""
+        shown = (render.lobby_text(live), live.status)
+        if live.lobby_message_id is None or shown == desk.lobby_shown:
             return
-        message = self._channel(live).get_partial_message(live.lobby_message_id)
-        await self.budget.take(Priority.TABLE)
+        via = desk.lobby_via
         with contextlib.suppress(discord.NotFound):  # deleted by someone: /spades table shows it again
-            await message.edit(content=render.lobby_text(live), view=lobby_view(live))
+            if via is not None and via.alive(time.monotonic()):
+                await via.interaction.edit_original_response(content=shown[0], view=lobby_view(live))
+            else:
+                await self.budget.take(Priority.TABLE)
+                await self._channel(live).get_partial_message(live.lobby_message_id).edit(
+                    content=shown[0], view=lobby_view(live))
+            desk.lobby_shown = shown
 
     async def _post_lobby(self, live: LiveGame) -> None:
         """A lobby whose message was lost (deleted, or never posted after a failure) is posted again."""
         old = live.lobby_message_id
         message = await self._say(live, render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
         await self.games.set_lobby_message(live, message.id)
+        desk = self._desks.get(live.game_id)
+        if desk is not None:
+            desk.lobby_via, desk.lobby_shown = None, (render.lobby_text(live), live.status)
         if old is not None:
             await self._delete(live.channel_id, old)
 
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
         gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
-        view = summary_view(live, change.hand)
-        table = change.table_message_id
+        face = faces.summary(live, change.hand)
+        table, via = change.table_message_id, None
         if desk.table_id == table:
+            via = desk.table_via
             desk.table_id, desk.table_via = None, None  # the next refresh posts a new table
             await self.games.set_table_message(live, None)  # a restart must not reuse this one
-        # Through the channel, as everything owed is (one call a hand): a nonce keeps a post repeated
-        # after a crash from showing twice, and a channel the bot can no longer use is noticed.
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
-            await self.budget.take(Priority.OWED)
             try:
-                await self._channel(live).get_partial_message(table).edit(view=view)
+                if via is not None and via.alive(time.monotonic()):  # the webhook that posted it (not counted)
+                    await self.edits.edit(via.interaction, table, face)
+                else:
+                    await self.budget.take(Priority.OWED)
+                    await self._channel(live).get_partial_message(table).edit(view=draw(face))
                 return
             except discord.NotFound:
                 pass
+        # Posted through the channel: a nonce keeps a post repeated after a crash from showing twice.
         await self.budget.take(Priority.OWED)
-        await self._channel(live).send(view=view, **_nonce(live, change.post_id))
+        await self._channel(live).send(view=draw(face), **_nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
         game = live.game
@@ -468,7 +530,7 @@ class Publisher:
                         await channel.send(f"Your Spades game in <#{live.channel_id}> was cancelled "
                                            f"({change.reason}). Nothing counts toward the leaderboard.")
             return
-        await self._guard(desk, live, lambda: self._render_lobby(live))
+        await self._guard(desk, live, lambda: self._render_lobby(desk, live))
         await self._guard(desk, live, lambda: self._say(live, text, **_nonce(live, change.post_id)))
 
     async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
@@ -485,6 +547,11 @@ class Publisher:
             return
         message = await self._say(live, text, mention=user_id, view=view, priority=Priority.TABLE)
         desk.ping = (message.id, change.token, None)
+
+    async def _deal_by_dm(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
+        await self._guard(desk, live, lambda: self._send_hands(desk, live, change))
+        if change.post_id is not None:
+            await self.games.delivered(change.post_id)
 
     async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
         """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
@@ -504,8 +571,10 @@ class Publisher:
     async def _send_owed_dms(self, desk: Desk, live: LiveGame) -> None:
         """The direct messages held back for a blind-nil choice, once made. (Not kept across a
         restart: the panel shows the cards anyway.)"""
+        desk.dms_checked = False
         game = live.game
-        assert game is not None
+        if game is None:
+            return
         for user_id, hand in list(desk.dms_owed.items()):
             seat = live.seat_of(user_id)
             if seat is None or hand != game.hand_number or game.is_over:
@@ -521,7 +590,7 @@ class Publisher:
         text = render.dm_text(live, seat_view(game, seat), _table_link(live))
         try:
             channel = await self._dm_channel(user_id)
-            await self.budget.take(Priority.OWED)
+            await self.budget.take(Priority.DM)
             await channel.send(text, **nonce)
         except discord.Forbidden as error:
             if error.code not in (DM_CLOSED, None):
@@ -558,15 +627,18 @@ class Publisher:
         fresh = self.webhooks.fresh(live.channel_id)
         new_hand = game.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
-        # A table whose webhook is about to expire moves to a fresh one. One edited through the
-        # channel (none was fresh when it was posted, or the bot restarted) stays where people look
-        # until its hand ends or it is buried.
+        # A table moves to a fresh webhook when its own is about to expire, or when it is edited
+        # through the channel (none was fresh when it was posted, or the bot restarted) while it
+        # sits at the bottom: one counted delete instead of a counted edit every move.
         expiring = old_via is not None and not old_via.alive(now + self.refresh_interval)
+        on_channel = old_via is None and desk.below_table == 0 and live.active
         if (old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE
-                and not (expiring and fresh is not None)):
+                and not ((expiring or on_channel) and fresh is not None)):
             if await self._edit_table(live, old, old_via):
                 return
             log.info("game %s: the table message was deleted; posting it again", live.game_id)
+        if fresh is None:  # the click or command that moved the game may be a moment from its answer
+            fresh = await self.webhooks.answered(live.channel_id)
         if fresh is not None:
             sent = await fresh.interaction.followup.send(view=table_view(live), wait=True)
             message_id, desk.table_via = sent.id, fresh
@@ -601,7 +673,7 @@ class Publisher:
         no member intent the user is rarely cached, so the channel is opened from the id alone."""
         channel_id = self._dm_channels.get(user_id)
         if channel_id is None:
-            await self.budget.take(Priority.OWED)
+            await self.budget.take(Priority.DM)
             channel_id = (await self.client.create_dm(discord.Object(user_id))).id
             self._dm_channels[user_id] = channel_id
             if len(self._dm_channels) > DM_CHANNELS_KEPT:
@@ -612,7 +684,7 @@ class Publisher:
 
 
 def _working(desk: Desk) -> bool:
-    return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty()
+    return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty() or not desk.dms.idle
 
 
 def _nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any
 import discord
 from discord import ui
 
-from bot.discord_ui import coach_ui, faces, render
+from bot.discord_ui import coach_ui, faces
 from bot.engine import Card, HandLog, SeatView
 from bot.service import LiveGame
 
@@ -183,10 +183,7 @@ def table_view(live: LiveGame) -> ui.LayoutView:
 
 
 def summary_view(live: LiveGame, hand: HandLog) -> ui.LayoutView:
-    """A finished hand: what each bid and won, the points, bags and distance to go, its last trick."""
-    view = ui.LayoutView(timeout=None)
-    view.add_item(ui.Container(ui.TextDisplay(render.hand_summary(live, hand)), accent_colour=faces.SUMMARY_COLOUR))
-    return view
+    return draw(faces.summary(live, hand))
 
 
 def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -> ui.LayoutView:

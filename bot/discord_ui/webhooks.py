@@ -7,6 +7,7 @@ token's global limit. The publisher posts tables and turn mentions through the n
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict, deque
 from dataclasses import dataclass
@@ -17,6 +18,7 @@ import discord
 FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new message (edited for 15 min)
 WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
 CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
+ANSWER_WITHIN = 3.0  # Discord's deadline for answering an interaction
 EDITS_PER_WINDOW, WINDOW = 4, 2.0  # Discord takes 5 per 2 s; the 5th (remaining 0) makes discord.py hold the caller
 _LENDING = (discord.InteractionType.application_command, discord.InteractionType.component)
 
@@ -49,9 +51,23 @@ class FreshWebhooks:
     def fresh(self, channel_id: int) -> Via | None:
         """An interaction of the channel recent enough to carry a new message, and answered (a
         follow-up before the answer is refused)."""
+        via = self.recent(channel_id)
+        return via if via is not None and via.interaction.response.is_done() else None
+
+    def recent(self, channel_id: int) -> Via | None:
+        """The channel's newest interaction if it is recent enough to carry a new message, answered
+        or not yet."""
         via = self._newest.get(channel_id)
-        if via is None or time.monotonic() - via.issued >= FOLLOW_UP_FRESH or not via.interaction.response.is_done():
-            return None
+        return via if via is not None and time.monotonic() - via.issued < FOLLOW_UP_FRESH else None
+
+    async def answered(self, channel_id: int, patience: float = ANSWER_WITHIN) -> Via | None:
+        """The channel's newest interaction once it is answered: a click or command that started the
+        game is answered within Discord's 3 seconds, a moment after its change is published."""
+        deadline = time.monotonic() + patience
+        while (via := self.recent(channel_id)) is not None and not via.interaction.response.is_done():
+            if time.monotonic() >= deadline:
+                return None
+            await asyncio.sleep(0.02)
         return via
 
 

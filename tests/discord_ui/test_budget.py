@@ -36,15 +36,15 @@ async def test_no_second_holds_more_calls_than_the_limit() -> None:
         await budget.take(priority)
         stamps.append(time.now)
 
-    await asyncio.gather(*(call(Priority(n % 3)) for n in range(500)))
+    await asyncio.gather(*(call(Priority(n % 4)) for n in range(500)))
     assert len(stamps) == 500
     for start in stamps:
         assert sum(1 for t in stamps if start <= t < start + 1.0) <= 50
     assert stamps[-1] >= (500 - 50) / 50  # it paced itself rather than bursting
-    assert budget.spent == {Priority.OWED: 167, Priority.TABLE: 167, Priority.CLEANUP: 166}
+    assert budget.spent == {Priority.OWED: 125, Priority.TABLE: 125, Priority.DM: 125, Priority.CLEANUP: 125}
 
 
-async def test_owed_posts_go_first_then_tables_then_clean_ups() -> None:
+async def test_owed_posts_go_first_then_tables_then_direct_messages_then_clean_ups() -> None:
     budget, _ = budget_at(10)
     order: list[str] = []
 
@@ -55,10 +55,10 @@ async def test_owed_posts_go_first_then_tables_then_clean_ups() -> None:
     for n in range(5):  # use up the burst
         await call(f"burst{n}", Priority.TABLE)
     waiting = [asyncio.create_task(call(name, priority)) for name, priority in
-               [("delete1", Priority.CLEANUP), ("table1", Priority.TABLE), ("post1", Priority.OWED),
-                ("table2", Priority.TABLE), ("post2", Priority.OWED)]]
+               [("delete1", Priority.CLEANUP), ("dm1", Priority.DM), ("table1", Priority.TABLE),
+                ("post1", Priority.OWED), ("table2", Priority.TABLE), ("post2", Priority.OWED)]]
     await asyncio.gather(*waiting)
-    assert order[5:] == ["post1", "post2", "table1", "table2", "delete1"]
+    assert order[5:] == ["post1", "post2", "table1", "table2", "dm1", "delete1"]
 
 
 async def test_a_caller_that_gives_up_frees_its_place() -> None:

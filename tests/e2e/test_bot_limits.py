@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import asyncio
 from functools import partial
+from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import Spades, Table, game_id_of, game_over_message, record_moves, start_game
-from tests.fake_discord import FakeMessage
+from tests.e2e.conftest import TEST_ENV, Spades, Table, game_id_of, game_over_message, record_moves, start_game
+from tests.fake_discord import FakeDiscord, FakeMessage
+from tests.fake_discord.pytest_plugin import BotRunner
 from tests.fake_discord.ratelimits import DISCORD_LIMITS
 from tests.record_check import check_record
 
@@ -24,6 +26,18 @@ COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global 
 UNDER_LIMITS: pytest.MarkDecorator = pytest.mark.fake_discord(**DISCORD_LIMITS)
 PACED = {"DISCORD_WEBHOOK_EDITS": "4"}
 UNDER_TIGHT_LIMITS: pytest.MarkDecorator = pytest.mark.fake_discord(**{**DISCORD_LIMITS, "global_rate": 10})
+
+
+def refusals(fake: FakeDiscord) -> str:
+    """Each 429 with the counted calls of the second before it: what the bot sent unpaced."""
+    exempt = ("callback", "webhook_edit", "webhook_followup", "webhook_other")
+    counted = [r for r in fake.requests if r.kind not in exempt]
+    lines = [fake.rate_limit_summary().__repr__()]
+    for refused in (r for r in fake.requests if r.status == 429):
+        lines.append(f"429 on {refused.method} {refused.path} after:")
+        lines += [f"  {r.at - refused.at:+.3f} {r.status} {r.method} {r.template}" for r in counted
+                  if refused.at - 1.0 <= r.at <= refused.at]
+    return "\n".join(lines)
 
 
 def summaries(table: Table, hand: int) -> list[FakeMessage] | None:
@@ -44,7 +58,7 @@ async def test_a_whole_game_under_discords_limits_gets_no_429_and_makes_few_coun
     await game_over_message(spades, channel)
 
     played = len(fake.interactions) - interactions
-    assert fake.count_429s() == 0, fake.rate_limit_summary()
+    assert fake.count_429s() == 0, refusals(fake)
     assert (fake.global_calls - counted) / played <= COUNTED_PER_INTERACTION, fake.rate_limit_summary()
     record = await spades.record(alice, channel)
     check_record(record)
@@ -78,40 +92,78 @@ async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(
     assert len([m for m in channel.messages.values() if m.content.startswith("## 🏆")]) == 1
 
 
-@UNDER_TIGHT_LIMITS
-@pytest.mark.parametrize("bot_env", [{**PACED, "BOT_MOVE_DELAY": "0", "DISCORD_GLOBAL_RATE": "10"}])
-async def test_tables_ending_their_hands_at_once_are_paced_and_lose_nothing(spades: Spades) -> None:
-    """Six tables (a person and two computer players each) play their first hand's last cards at
-    once under a token allowed 10 calls a second: the summaries and the next deals' messages go
-    out paced, each once, and Discord never has to say no."""
-    fake = spades.fake
+async def computer_tables(world: Spades, count: int) -> list[Table]:
+    """`count` tables of one person and two computer players each, their first hand dealt."""
     tables: list[Table] = []
-    for n in range(6):
-        person, channel = spades.member(f"Player {n}"), spades.channel(f"table-{n}")
-        table = Table(spades, channel, [person], game_id=game_id_of(await spades.command(person, channel, "new",
+    for n in range(count):
+        person, channel = world.member(f"Player {n}"), world.channel(f"table-{n}")
+        table = Table(world, channel, [person], game_id=game_id_of(await world.command(person, channel, "new",
                                                                                           target=300, nil=False)))
         for _ in range(2):
-            await spades.command(person, channel, "addbot")
-        await spades.command(person, channel, "start")
+            await world.command(person, channel, "addbot")
+        await world.command(person, channel, "start")
         await table.wait_table(lambda m: "▶ **" in m.text, "the table")
         table.read_seats()
         tables.append(table)
+    return tables
+
+
+async def end_first_hands_at_once(fake: FakeDiscord, tables: list[Table]) -> int:
+    """Play every table to its first hand's last card, then play those last cards together; the
+    checkpoint from before that last card."""
 
     async def to_last_card(table: Table) -> None:
         while (turn := await table.whose_turn()) is not None and len(table.held_cards(turn.panel)) != 1:
             await table.act(turn, "panel")
 
     await asyncio.gather(*(to_last_card(t) for t in tables))
-    mark, refused_before = fake.checkpoint(), fake.count_429s()  # (start-up alone is over 10 calls)
+    mark = fake.checkpoint()
     turns = [await t.whose_turn() for t in tables]
     await asyncio.gather(*(t.act(turn, "panel") for t, turn in zip(tables, turns, strict=True) if turn is not None))
+    return mark
 
+
+async def everything_once(fake: FakeDiscord, tables: list[Table], mark: int) -> None:
+    """Each table's summary of hand 1, its person's deal of hand 2 and its table of hand 2: each once."""
     for table in tables:
-        summary = await fake.wait_until(partial(summaries, table, 1), 20, "every table's summary")
+        summary = await fake.wait_until(partial(summaries, table, 1), 30, "every table's summary")
         assert len(summary) == 1
         dm = await table.hand_dm(table.players[0], 2, after=mark)
         if dm is not None:
             deals = [m for m in fake.dm_channels[table.players[0].id].messages.values() if "hand 2" in m.content]
             assert len(deals) == 1
         await table.wait_table(lambda m: "hand 2" in m.text and "▶ **" in m.text, "the second hand's table")
-    assert fake.count_429s() == refused_before, fake.rate_limit_summary()
+
+
+@UNDER_TIGHT_LIMITS
+@pytest.mark.parametrize("bot_env", [{**PACED, "BOT_MOVE_DELAY": "0", "DISCORD_GLOBAL_RATE": "10"}])
+async def test_twenty_tables_ending_their_hands_at_once_are_paced_and_lose_nothing(spades: Spades) -> None:
+    """Twenty tables (a person and two computer players each) play their first hand's last cards
+    at once under a token allowed 10 calls a second: the summaries, the next deals' messages and
+    tables go out paced, each once, and Discord never has to say no."""
+    fake = spades.fake
+    tables = await computer_tables(spades, 20)
+    refused_before = fake.count_429s()  # (start-up alone is over 10 calls)
+    mark = await end_first_hands_at_once(fake, tables)
+    await everything_once(fake, tables, mark)
+    assert fake.count_429s() == refused_before, refusals(fake)
+
+
+@UNDER_TIGHT_LIMITS
+async def test_two_shard_processes_on_one_token_stay_under_its_limit_together(
+        fake_discord: FakeDiscord, bot_runner: BotRunner, tmp_path: Path, pg_url: str) -> None:
+    """Two processes, a shard each, on a token allowed 10 calls a second, each set to its half (as
+    the README says; without DISCORD_GLOBAL_RATE each takes 50 / SHARD_COUNT): eight tables on each
+    end a hand at once and together they get no 429."""
+    fake = fake_discord
+    worlds = [Spades(fake, bot_runner, tmp_path / f"unused{k}.db", shard=k, shard_count=2) for k in (0, 1)]
+    for shard in (0, 1):
+        env = {**TEST_ENV, **PACED, "BOT_MOVE_DELAY": "0", "DATABASE_URL": pg_url, "SHARD_COUNT": "2",
+               "SHARD_IDS": str(shard), "DISCORD_GLOBAL_RATE": "5"}
+        await bot_runner(db_path=tmp_path / f"shard{shard}.db", extra_env=env, log_path=tmp_path / f"shard{shard}.log")
+    tables = [await computer_tables(world, 8) for world in worlds]
+    refused_before = fake.count_429s()
+    marks = await asyncio.gather(*(end_first_hands_at_once(fake, t) for t in tables))
+    for found, mark in zip(tables, marks, strict=True):
+        await everything_once(fake, found, mark)
+    assert fake.count_429s() == refused_before, refusals(fake)

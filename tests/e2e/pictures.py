@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from devkit.fake_discord import BotProcess, FakeDiscord, FakeUser
+from devkit.fake_discord.screenshot import channel_png
 from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message, play_game
-from tests.fake_discord import BotProcess, FakeDiscord, FakeUser
-from tests.fake_discord.screenshot import channel_png
 
 
 async def play(folder: Path) -> None:

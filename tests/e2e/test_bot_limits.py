@@ -13,9 +13,9 @@ from functools import partial
 
 import pytest
 
+from devkit.fake_discord import FakeMessage
+from devkit.fake_discord.ratelimits import DISCORD_LIMITS
 from tests.e2e.conftest import Spades, Table, game_id_of, game_over_message, record_moves, start_game
-from tests.fake_discord import FakeMessage
-from tests.fake_discord.ratelimits import DISCORD_LIMITS
 from tests.record_check import check_record
 
 COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global limit

@@ -19,7 +19,7 @@ from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_v
 from bot.engine import Game, Mode, Phase, Rules, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange
 from bot.store import Seat
-from tests.fake_discord.picture import (
+from devkit.fake_discord.picture import (
     BODY,
     BUTTON_COLOURS,
     EMOJI,

@@ -15,7 +15,7 @@ import asyncpg
 from bot.ai.drive import drive, random_moves
 from bot.engine import Game, Mode, Rules, event_to_json
 from bot.store import FinishOutcome, Seat, SeatResult, Store
-from tests.pg import run_elsewhere
+from devkit.pg import run_elsewhere
 
 GUILD = 1000
 CHANNEL = 2000

@@ -17,10 +17,10 @@ run: $(STAMP)
 	$(BIN)/python -m bot
 
 lint: $(STAMP)
-	$(BIN)/ruff check bot tests bench
+	$(BIN)/ruff check bot tests bench devkit
 
 typecheck: $(STAMP)
-	$(BIN)/mypy bot tests bench
+	$(BIN)/mypy bot tests bench devkit
 	$(BIN)/mypy --strict bot/engine
 
 unit: $(STAMP)

@@ -25,12 +25,13 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple
 
 from bot import selfplay
-from bot.ai import apply_move, forced_move, make_player
+from bot.ai import ComputerPlayer, Move, forced_move, make_player
 from bot.ai.bidding import bid_for_hand, nil_risk
+from bot.ai.drive import Choose, drive
 from bot.ai.policy import normal_card
 from bot.ai.runner import DecisionRunner
 from bot.ai.sim import PlayState
-from bot.engine import Game, Mode, Phase, Rules, SeatView, seat_view
+from bot.engine import Game, Mode, Rules, SeatView, seat_view
 
 # The strength table: the subject first, then its table-mates. In partners seats 0 and 2 are a side.
 MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -48,18 +49,21 @@ def hard_positions(count: int, seed: int) -> list[SeatView]:
     while len(views) < count:
         game = Game.new(f"bench-{game_number}", "cutthroat", Rules(target=300), seed + game_number)
         players = [make_player("normal", s) for s in range(3)]
-        while not game.is_over and len(views) < count:
-            if game.phase is Phase.DEALING:
-                game.deal()
-                continue
-            seat = game.turn
-            assert seat is not None
-            view = seat_view(game, seat)
-            if seat == 0 and forced_move(view) is None:
-                views.append(view)
-            apply_move(game, seat, players[seat].choose(view))
+        drive(game, _noting_seat_0(players, views), until=lambda _: len(views) >= count)
         game_number += 1
     return views
+
+
+def _noting_seat_0(players: list[ComputerPlayer], views: list[SeatView]) -> Choose:
+    """The players' own moves, noting each position where seat 0 has a real choice."""
+
+    def choose(game: Game, seat: int) -> Move:
+        view = seat_view(game, seat)
+        if seat == 0 and forced_move(view) is None:
+            views.append(view)
+        return players[seat].choose(view)
+
+    return choose
 
 
 async def time_decisions(views: list[SeatView]) -> dict[str, float]:

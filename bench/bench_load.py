@@ -72,8 +72,8 @@ sys.path.insert(0, str(ROOT))
 
 from load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
 
-from tests.fake_discord import BotProcess, FakeInteraction  # noqa: E402
-from tests.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
+from devkit.fake_discord import BotProcess, FakeInteraction  # noqa: E402
+from devkit.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
 
 CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}
 PG_MISSING = "PostgreSQL configurations need tests/pg.py (the PostgreSQL store)"
@@ -249,7 +249,7 @@ def sqlite_url(folder: Path, synchronous: str) -> str:
 def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
     """A throwaway PostgreSQL server and database (stopped when `stack` closes)."""
     try:
-        from tests.pg import start_postgres
+        from devkit.pg import start_postgres
     except ModuleNotFoundError as missing:
         if missing.name != "tests.pg":
             raise

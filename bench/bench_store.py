@@ -10,7 +10,7 @@ hand summary's size). `append_concurrent` is many games saving actions at once: 
 commit against PostgreSQL's own commit path (pooled connections whose commits share log flushes).
 `open_s` is opening the big database (on SQLite most of it the `PRAGMA quick_check`).
 
-PostgreSQL runs on a throwaway server started in a temporary folder (tests/pg.py); without its
+PostgreSQL runs on a throwaway server started in a temporary folder (devkit/pg.py); without its
 binaries that half is reported as skipped. Timings go through the public `Store` interface. Seeding
 does not: the big server is written in bulk straight into the schema (one by one through the API
 would take many minutes), with the same row formats and the same openskill updates as
@@ -40,12 +40,12 @@ sys.path.insert(0, str(ROOT))
 
 import asyncpg  # noqa: E402
 
-from bot.engine import Game, Phase, event_to_json  # noqa: E402
+from bot.ai.drive import drive, random_moves  # noqa: E402
+from bot.engine import Game, event_to_json  # noqa: E402
 from bot.store import Post, SeatResult, Store, open_store  # noqa: E402
 from bot.store.ratings import Rating, rate_game  # noqa: E402
 from bot.store.replay import dumps  # noqa: E402
-from tests.pg import PgServer, PostgresNotFound, start_postgres  # noqa: E402  (the tests' own throwaway server)
-from tests.store.helpers import step  # noqa: E402  (the tests' random-game driver, not a copy)
+from devkit.pg import PgServer, PostgresNotFound, start_postgres  # noqa: E402  (the devkit's throwaway server, as the tests use)
 
 GUILD = 1
 CHANNELS = 20
@@ -62,8 +62,7 @@ REPEATS = 3  # recovery is timed this many times, and the median reported
 
 def play(game: Game, rng: random.Random, actions: int) -> None:
     """Random legal actions until the game has `actions` events (or is over)."""
-    while game.event_count < actions and game.phase is not Phase.OVER:
-        step(game, rng)
+    drive(game, random_moves(rng, blind_nil=0.3), until=lambda g: g.event_count >= actions)
 
 
 def ms_percentiles(samples: list[float]) -> dict[str, float]:

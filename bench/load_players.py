@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from tests.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from devkit.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 GENERIC_FAILURE = "Something went wrong"
 NOTICE = "⚠️"  # a refusal shown on a panel

@@ -14,7 +14,8 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
-from bot.ai import BLIND_NIL, LEVELS, REVEAL, ComputerPlayer, Move, apply_move, make_player
+from bot.ai import BLIND_NIL, LEVELS, REVEAL, ComputerPlayer, Move, make_player
+from bot.ai.drive import drive
 from bot.engine import (
     ACCEPTED_FORMS,
     BIG_JOKER,
@@ -248,6 +249,8 @@ class TerminalGame:
         self.out = out
         self.style = style
         self.table_shown_at = -1  # event count when the table was last printed
+        self.hand_announced = game.hand_number  # a hand dealt before play began isn't announced
+        self.tricks_before = 0  # tricks of the hand done before the move being narrated
 
     def say(self, *lines: str) -> None:
         print("\n".join(lines), file=self.out)
@@ -264,27 +267,23 @@ class TerminalGame:
         self.table_shown_at = self.game.event_count
 
     def play(self, read: Callable[[str], str]) -> None:
-        game = self.game
-        while not game.is_over:
-            if game.phase is Phase.DEALING:
-                game.deal()
-                self.say("", f"══ Hand {game.hand_number} · dealer: {game.names[game.dealer]} · "
-                             f"game to {game.rules.target} ══")
-                self.show_table()
-                continue
-            seat = game.turn
-            assert seat is not None
-            if seat == self.human:
-                self.show_table()
-                move = ask_human(game, seat, read, self.out, self.style)
-            else:
-                move = self.bots[seat].choose(seat_view(game, seat))
-            tricks_before = len(game.hand_logs[-1].tricks)
-            apply_move(game, seat, move)
-            self.narrate(seat, move, tricks_before)
+        drive(self.game, lambda game, seat: self.choose(game, seat, read), moved=self.narrate)
 
-    def narrate(self, seat: int, move: Move, tricks_before: int) -> None:
-        game = self.game
+    def choose(self, game: Game, seat: int, read: Callable[[str], str]) -> Move:
+        """The person's move, asked at the terminal, or a computer player's; a new hand is announced first."""
+        if game.hand_number != self.hand_announced:
+            self.hand_announced = game.hand_number
+            self.say("", f"══ Hand {game.hand_number} · dealer: {game.names[game.dealer]} · "
+                         f"game to {game.rules.target} ══")
+            self.show_table()
+        self.tricks_before = len(game.hand_logs[-1].tricks)
+        if seat == self.human:
+            self.show_table()
+            return ask_human(game, seat, read, self.out, self.style)
+        return self.bots[seat].choose(seat_view(game, seat))
+
+    def narrate(self, game: Game, seat: int, move: Move) -> None:
+        tricks_before = self.tricks_before
         if move.kind in ("bid", "blind_nil"):
             who = "You bid" if seat == self.human else f"{game.names[seat]} bids"
             self.say(f"{who} {bid_text(move.value, move.kind == 'blind_nil')}.")

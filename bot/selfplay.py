@@ -24,8 +24,9 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any, NamedTuple, TextIO
 
-from bot.ai import ALL_LEVELS, Budget, ComputerPlayer, apply_move, forced_move, make_player
-from bot.engine import Ending, EngineError, Game, Mode, Phase, Rules, export_record, seat_tallies, seat_view
+from bot.ai import ALL_LEVELS, Budget, ComputerPlayer, Move, forced_move, make_player
+from bot.ai.drive import drive
+from bot.engine import Ending, EngineError, Game, Mode, Rules, export_record, seat_tallies, seat_view
 
 DEFAULT_LEVEL = "normal"  # finishes a game to 500 in about 14 hands; random players may never get there
 DEFAULT_MAX_HANDS = 500  # far beyond any real game (easy players to 1000 take at most ~140 hands)
@@ -122,24 +123,17 @@ def play_game(game: Game, players: Sequence[ComputerPlayer],
     """Drive one game to its end, asking each seat's player on its turn; with ``timings``, record
     each seat's decision times (forced moves left out: they take no thought). A game that has
     played ``max_hands`` hands without ending is cancelled."""
-    while not game.is_over:
-        if game.phase is Phase.DEALING:
-            if max_hands is not None and game.hand_number >= max_hands:
-                game.cancel()
-                break
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
+
+    def choose(game: Game, seat: int) -> Move:
         view = seat_view(game, seat)
         if timings is None or forced_move(view) is not None:
-            move = players[seat].choose(view)
-        else:
-            start = time.perf_counter()
-            move = players[seat].choose(view)
-            timings[seat].append(time.perf_counter() - start)
-        apply_move(game, seat, move)
-    return game
+            return players[seat].choose(view)
+        start = time.perf_counter()
+        move = players[seat].choose(view)
+        timings[seat].append(time.perf_counter() - start)
+        return move
+
+    return drive(game, choose, max_hands=max_hands)
 
 
 class GameJob(NamedTuple):

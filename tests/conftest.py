@@ -10,10 +10,10 @@ import tempfile
 
 import pytest
 
-pytest_plugins = ["tests.fake_discord.pytest_plugin"]
+pytest_plugins = ["devkit.fake_discord.pytest_plugin"]
 
 # A real PostgreSQL server for the tests that need one (started once a session, only if used).
-from tests.pg import (  # noqa: E402, F401
+from devkit.pg import (  # noqa: E402, F401
     pg_durable_server,
     pg_empty_url,
     pg_fresh_databases,

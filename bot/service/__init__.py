@@ -16,18 +16,12 @@ from bot.service.changes import (
     TurnStarted,
 )
 from bot.service.clock import Clock, ManualClock, SystemClock
+from bot.service.context import BOT_LEVELS, BOT_WIDE, DEFAULT_LOBBY_TIMEOUT, Listener
 from bot.service.errors import Refusal, SaveFailed
-from bot.service.games import (
-    BOT_LEVELS,
-    BOT_WIDE,
-    DEFAULT_LOBBY_TIMEOUT,
-    Decider,
-    GameService,
-    InlineDecider,
-    Listener,
-)
+from bot.service.games import GameService
 from bot.service.inputs import SHOW_MY_CARDS, asks_to_see_cards, parse_bid
 from bot.service.live import LiveGame
+from bot.service.timers import Decider, InlineDecider
 from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange
 
 __all__ = [

@@ -6,7 +6,8 @@ import asyncio
 from dataclasses import dataclass, field
 
 from bot.engine import Game, Mode, Rules
-from bot.store import Deadline, GameInfo, Seat
+from bot.service.deadlines import Timer, from_stored
+from bot.store import GameInfo, Seat
 
 
 @dataclass(eq=False)
@@ -26,7 +27,7 @@ class LiveGame:
     game: Game | None = None
     lobby_message_id: int | None = None
     table_message_id: int | None = None
-    deadline: Deadline | None = None
+    deadline: Timer | None = None  # the timer armed now
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
     ping_timer: asyncio.Task[None] | None = None
@@ -47,7 +48,7 @@ class LiveGame:
             game=game,
             lobby_message_id=info.lobby_message_id,
             table_message_id=info.table_message_id,
-            deadline=info.deadline,
+            deadline=from_stored(info.deadline),
         )
         live.name_seats()
         return live

@@ -29,8 +29,9 @@ from bot.engine.tournament import MIN_TO_START, Stage, Tournament, table_result
 from bot.engine.tournament_events import tournament_event_from_json, tournament_event_to_json
 from bot.service.changes import Change, GameCancelled, GameOver
 from bot.service.clock import Clock, SystemClock
+from bot.service.context import BOT_LEVELS, Listener
 from bot.service.errors import Refusal, SaveFailed
-from bot.service.games import BOT_LEVELS, GameService, Listener
+from bot.service.games import GameService
 from bot.service.live import LiveGame
 from bot.store import (
     UNCHANGED,

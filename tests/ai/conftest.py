@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from bot.engine import Game, Mode, Phase, Rules, SeatView, seat_view
+from bot.ai import apply_move
+from bot.ai.drive import random_moves, turns
+from bot.engine import Game, Mode, Rules, SeatView, seat_view
 
 RULE_SETS: list[tuple[str, Rules]] = [
     ("cutthroat", Rules()),
@@ -22,19 +24,7 @@ def random_positions(mode: str, rules: Rules, seed: int, hands: int = 2) -> Iter
     """Every decision point of a few random hands (after a first hand, so scores and bags differ)."""
     rng = random.Random(seed)
     game = Game.new(f"positions-{seed}", Mode.parse(mode), rules.with_options(target=1000), seed)
-    while not game.is_over and game.hand_number <= hands:
-        if game.phase is Phase.DEALING:
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
+    choose = random_moves(rng, blind_nil=0.5)
+    for seat in turns(game, until=lambda g: g.hand_number > hands):
         yield game, seat_view(game, seat)
-        if game.cards_hidden(seat):
-            if rng.random() < 0.5 and game.can_bid(seat, 0, blind=True):
-                game.bid(seat, 0, blind=True)
-            else:
-                game.reveal(seat)
-        elif game.phase is Phase.BIDDING:
-            game.bid(seat, rng.choice(game.legal_bids(seat)))
-        else:
-            game.play(seat, rng.choice(game.legal_cards(seat)))
+        apply_move(game, seat, choose(game, seat))

@@ -9,6 +9,8 @@ from typing import Any
 import pytest
 from discord import ui
 
+from bot.ai import apply_move
+from bot.ai.drive import random_moves, turns
 from bot.discord_ui import render
 from bot.discord_ui.views import (
     BUTTON_KINDS,
@@ -76,17 +78,6 @@ def _held_by_others(game: Game, seat: int | None) -> set[str]:
         card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())}
 
 
-def _random_move(game: Game, rng: random.Random) -> None:
-    seat = game.turn
-    assert seat is not None
-    if game.phase is Phase.BIDDING:
-        if game.cards_hidden(seat):
-            game.reveal(seat)
-        game.bid(seat, rng.choice(game.legal_bids(seat)))
-    else:
-        game.play(seat, rng.choice(game.legal_cards(seat)))
-
-
 @pytest.mark.parametrize("mode", list(Mode))
 def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> None:
     rules = Rules(target=100, mercy=100, jokers=mode is Mode.CUTTHROAT, blind_nil_deficit=0)
@@ -95,15 +86,13 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
     assert game is not None
     rng = random.Random(1)
     outcome = FinishOutcome(live.game_id, (), False)
-    while not game.is_over:
-        if game.phase is Phase.DEALING:
-            game.deal()
+    random_move = random_moves(rng)
+    for turn in turns(game):
         public = _held_by_others(game, None)
         _, table = _layout(table_view(live))
         assert not set(LABEL.findall(table)) & public, table
         assert len(render.scoreboard_text(live)) <= MAX_CONTENT
-        if game.turn is not None:
-            assert not set(LABEL.findall(render.ping_text(live, game.turn))) & public
+        assert not set(LABEL.findall(render.ping_text(live, turn))) & public
         for seat in range(game.seats):
             mine = seat_view(game, seat)
             private = _layout(panel_view(live, mine))[1] + render.dm_text(live, mine, "https://example.invalid/t")
@@ -111,7 +100,7 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
             assert not shown & _held_by_others(game, seat), private
             if game.cards_hidden(seat):
                 assert not shown & {card_label(c) for c in game.hand_of(seat)}, private
-        _random_move(game, rng)
+        apply_move(game, turn, random_move(game, turn))
         for hand in game.hand_logs:
             if hand.result is not None and hand is game.hand_logs[-1]:
                 summary = _layout(summary_view(live, hand))[1]
@@ -235,14 +224,13 @@ def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
     assert game is not None
     rng = random.Random(3)
     penalised: list[int] = []
-    while not penalised:
-        if game.phase is Phase.DEALING:
-            game.deal()
-        _random_move(game, rng)
+    random_move = random_moves(rng)
+    for seat in turns(game, until=lambda _: bool(penalised)):
+        apply_move(game, seat, random_move(game, seat))
         hand = game.hand_logs[-1]
         if hand.result is not None and game.phase is not Phase.PLAYING:
             before = game.hand_logs[-2].result.bags if len(game.hand_logs) > 1 else (0, 0, 0)  # type: ignore[union-attr]
-            penalised = [s for s in range(3) if before[s] + hand.result.new_bags[s] >= 2]
+            penalised.extend(s for s in range(3) if before[s] + hand.result.new_bags[s] >= 2)
             penalties = [(before[s] + hand.result.new_bags[s] - hand.result.bags[s]) // 2 for s in range(3)]
     text = render.hand_summary(live, hand)
     lines = {name: next(line for line in text.splitlines() if line.startswith(f"**{name}**"))
@@ -266,10 +254,9 @@ def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words(
     assert game is not None
     rng = random.Random(2)
     shown: list[str] = []
-    while not game.is_over:
-        if game.phase is Phase.DEALING:
-            game.deal()
-        _random_move(game, rng)
+    random_move = random_moves(rng)
+    for seat in turns(game):
+        apply_move(game, seat, random_move(game, seat))
         shown += [render.table_seats(live), *(render.panel_details(live, seat_view(game, s)) for s in range(3))]
         if game.hand_logs[-1].result is not None:
             shown.append(render.hand_summary(live, game.hand_logs[-1]))

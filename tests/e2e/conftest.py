@@ -18,9 +18,9 @@ from typing import Any, Literal
 import pytest
 import pytest_asyncio
 
-from tests.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
-from tests.fake_discord.bot_process import BotProcess
-from tests.fake_discord.pytest_plugin import BotRunner
+from devkit.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
+from devkit.fake_discord.bot_process import BotProcess
+from devkit.fake_discord.pytest_plugin import BotRunner
 
 ACK_LIMIT = 1.0  # seconds: every interaction must be acknowledged faster than this
 SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}

@@ -1,7 +1,7 @@
 """`python -m tests.e2e.pictures FOLDER`: play a real game against the bot and picture what a player saw.
 
 The bot runs as it ships against the fake Discord (two people and a computer player, seeded deals);
-the pictures are drawn from the messages the bot really sent, by `tests/fake_discord/picture.py`:
+the pictures are drawn from the messages the bot really sent, by `devkit/fake_discord/picture.py`:
 `table.png` (the table and the player's private panel in the middle of a hand), `game-over.png`
 (the last hand's summary and the game-over post with its chart) and `scores.png` (the chart itself).
 Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)
@@ -16,9 +16,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from devkit.fake_discord import BotProcess, FakeDiscord, FakeUser
+from devkit.fake_discord.screenshot import channel_png
 from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message, play_game
-from tests.fake_discord import BotProcess, FakeDiscord, FakeUser
-from tests.fake_discord.screenshot import channel_png
 
 
 async def play(folder: Path) -> None:

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
+from devkit.fake_discord import FakeMessage
 from tests.e2e.conftest import Move, Spades, game_over_message, name_of, record_moves, refused, start_game
-from tests.fake_discord import FakeMessage
 from tests.record_check import check_record
 
 SUITS = "♥♦♣"  # ♠ is in the game's title; the other suits only ever show with cards

@@ -4,8 +4,8 @@ time served at once from what was kept."""
 
 from __future__ import annotations
 
+from devkit.fake_discord import FakeMessage
 from tests.e2e.conftest import Spades, Table, card_code, game_over_message, play_game, refused, start_game
-from tests.fake_discord import FakeMessage
 
 
 async def settled(spades: Spades, message: FakeMessage, what: str, timeout: float = 30.0) -> str:

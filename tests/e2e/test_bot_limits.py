@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
+from devkit.fake_discord import FakeDiscord, FakeMessage
+from devkit.fake_discord.pytest_plugin import BotRunner
+from devkit.fake_discord.ratelimits import DISCORD_LIMITS
 from tests.e2e.conftest import TEST_ENV, Spades, Table, game_id_of, game_over_message, record_moves, start_game
-from tests.fake_discord import FakeDiscord, FakeMessage
-from tests.fake_discord.pytest_plugin import BotRunner
-from tests.fake_discord.ratelimits import DISCORD_LIMITS
 from tests.record_check import check_record
 
 COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global limit

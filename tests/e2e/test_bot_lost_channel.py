@@ -8,8 +8,8 @@ import asyncio
 
 import pytest
 
+from devkit.fake_discord.models import SEND_MESSAGES, VIEW_CHANNEL
 from tests.e2e.conftest import Spades, game_over_message, record_moves, start_game
-from tests.fake_discord.models import SEND_MESSAGES, VIEW_CHANNEL
 
 
 async def test_losing_send_permission_for_a_moment_changes_nothing(spades: Spades) -> None:

@@ -14,6 +14,8 @@ from typing import Any
 
 import pytest
 
+from devkit.fake_discord import FakeChannel, FakeMessage, FakeUser
+from devkit.fake_discord.models import INTERACTION_APPLICATION_COMMAND, INTERACTION_AUTOCOMPLETE
 from tests.e2e.conftest import (
     Spades,
     Table,
@@ -24,8 +26,6 @@ from tests.e2e.conftest import (
     refused,
     start_game,
 )
-from tests.fake_discord import FakeChannel, FakeMessage, FakeUser
-from tests.fake_discord.models import INTERACTION_APPLICATION_COMMAND, INTERACTION_AUTOCOMPLETE
 from tests.record_check import check_record
 
 CARD_LABEL = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")

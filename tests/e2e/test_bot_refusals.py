@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
+from devkit.fake_discord import FakeMessage, FakeUser
 from tests.e2e.conftest import Move, Spades, Table, Turn, game_over_message, name_of, record_moves, refused, start_game
-from tests.fake_discord import FakeMessage, FakeUser
 from tests.record_check import check_record
 
 

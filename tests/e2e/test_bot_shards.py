@@ -8,10 +8,10 @@ import asyncio
 from pathlib import Path
 
 from bot.store import open_store
+from devkit.fake_discord import FakeDiscord
+from devkit.fake_discord.bot_process import BotProcess
+from devkit.fake_discord.pytest_plugin import BotRunner
 from tests.e2e.conftest import TEST_ENV, Spades, game_over_message, record_moves, start_game
-from tests.fake_discord import FakeDiscord
-from tests.fake_discord.bot_process import BotProcess
-from tests.fake_discord.pytest_plugin import BotRunner
 from tests.record_check import check_record
 
 

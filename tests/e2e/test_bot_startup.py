@@ -9,8 +9,8 @@ import os
 import sys
 from pathlib import Path
 
-from tests.fake_discord import FakeDiscord
-from tests.fake_discord.pytest_plugin import BotRunner
+from devkit.fake_discord import FakeDiscord
+from devkit.fake_discord.pytest_plugin import BotRunner
 
 
 def _error_lines(log: str) -> list[str]:

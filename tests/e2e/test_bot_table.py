@@ -8,8 +8,8 @@ from functools import partial
 
 import pytest
 
+from devkit.fake_discord import FakeMessage, FakeUser
 from tests.e2e.conftest import Spades, Table, Turn, game_id_of, game_over_message, name_of, record_moves
-from tests.fake_discord import FakeMessage, FakeUser
 from tests.record_check import check_record
 
 IDLE_EVERY = 12  # every twelfth turn of a person, they sit and wait to be mentioned

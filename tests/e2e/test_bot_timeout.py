@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from devkit.fake_discord import FakeMessage
 from tests.e2e.conftest import Spades, name_of, start_game
-from tests.fake_discord import FakeMessage
 
 
 @pytest.mark.parametrize("bot_env", [{"TURN_TIMEOUT": "2"}])

@@ -23,11 +23,11 @@ import pytest
 import pytest_asyncio
 from discord.http import Route
 
+from devkit.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
+from devkit.fake_discord import models as m
+from devkit.fake_discord.pytest_plugin import started_fake_discord
+from devkit.fake_discord.ratelimits import DISCORD_LIMITS, ROUTE_LIMITS, RouteLimit
 from tests.e2e.test_fake_discord_selftest import pointed_at
-from tests.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
-from tests.fake_discord import models as m
-from tests.fake_discord.pytest_plugin import started_fake_discord
-from tests.fake_discord.ratelimits import DISCORD_LIMITS, ROUTE_LIMITS, RouteLimit
 
 pytestmark = pytest.mark.asyncio
 

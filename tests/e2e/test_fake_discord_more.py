@@ -21,10 +21,10 @@ import pytest
 import pytest_asyncio
 from discord import app_commands
 
+from devkit.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeUser, run_bot_subprocess
+from devkit.fake_discord import models as m
+from devkit.fake_discord.pytest_plugin import started_fake_discord
 from tests.e2e.test_fake_discord_selftest import pointed_at, raw_request
-from tests.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeUser, run_bot_subprocess
-from tests.fake_discord import models as m
-from tests.fake_discord.pytest_plugin import started_fake_discord
 
 pytestmark = pytest.mark.asyncio
 

@@ -26,7 +26,7 @@ import pytest_asyncio
 from discord import app_commands
 from discord.ext import commands
 
-from tests.fake_discord import (
+from devkit.fake_discord import (
     FakeChannel,
     FakeDiscord,
     FakeGuild,
@@ -34,7 +34,7 @@ from tests.fake_discord import (
     point_discord_py_at,
     run_bot_subprocess,
 )
-from tests.fake_discord.pytest_plugin import started_fake_discord
+from devkit.fake_discord.pytest_plugin import started_fake_discord
 
 pytestmark = pytest.mark.asyncio
 

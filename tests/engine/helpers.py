@@ -9,6 +9,7 @@ from contextlib import contextmanager
 import pytest
 from hypothesis import strategies as st
 
+from bot.ai.drive import turns
 from bot.engine import EngineError, Game, Mode, Phase, Rules, parse_card
 
 NAMES = {3: ["alice", "bob", "carol"], 4: ["alice", "bob", "carol", "dave"]}
@@ -99,16 +100,17 @@ def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], N
     rng = random.Random(seed)
     game = Game.new(f"prop-{seed}", mode, rules, seed=seed)
     steps = 0
-    while not game.is_over:
+
+    def before_each_action(game: Game) -> bool:
+        """``on_step`` sees every state, a deal's too; the game is never stopped here."""
+        nonlocal steps
         if on_step is not None:
             on_step(game)
         steps += 1
         assert steps < 20_000, "a game must end"
-        if game.phase is Phase.DEALING:
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
+        return False
+
+    for seat in turns(game, until=before_each_action):
         chance = rng.random()
         if chance < 0.002:
             game.cancel()

@@ -11,14 +11,15 @@ from pathlib import Path
 from PIL import Image
 
 import bot
-from bot.ai import ComputerPlayer, apply_move, make_player
+from bot.ai import ComputerPlayer, make_player
+from bot.ai.drive import computer_players, drive
 from bot.discord_ui.chart import HEIGHT, SHOWN_WIDTH, WIDTH, chart_font, has_glyph, score_chart_png
 from bot.discord_ui.render import chart_series, game_over_text, lobby_text
 from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_view, table_view
 from bot.engine import Game, Mode, Phase, Rules, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange
 from bot.store import Seat
-from tests.fake_discord.picture import (
+from devkit.fake_discord.picture import (
     BODY,
     BUTTON_COLOURS,
     EMOJI,
@@ -35,13 +36,7 @@ PLAYERS = {"1": "Alice", "2": "Bob", "3": "Carol"}
 
 def play_until(game: Game, players: list[ComputerPlayer], stop: Callable[[Game], bool]) -> None:
     """Computer players' moves until `stop(game)` or the game's end."""
-    while not game.is_over and not stop(game):
-        if game.phase is Phase.DEALING:
-            game.deal()
-            continue
-        seat = game.turn
-        assert seat is not None
-        apply_move(game, seat, players[seat].choose(seat_view(game, seat)))
+    drive(game, computer_players(players), until=stop)
 
 
 def sample_game() -> list[ShownMessage]:

@@ -17,6 +17,7 @@ from bot.service import (
     TrickWon,
     TurnReminder,
 )
+from bot.service.deadlines import Takeover
 from tests.record_check import check_record
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, NAMES, Harness
 
@@ -194,7 +195,7 @@ async def test_a_restart_resumes_the_game_with_nothing_lost(harness: Harness) ->
     assert resumed is not None and resumed.game is not None
     assert resumed.game.to_json() == saved
     assert seat_view(resumed.game, 0).hand == hand
-    assert resumed.deadline is not None and resumed.deadline.kind == "takeover"
+    assert isinstance(resumed.deadline, Takeover)
     turn = resumed.game.turn
     await harness.clock.advance(60)
     assert [a.seat for a in harness.recorder.of(ActedForPlayer)] == [turn]

@@ -25,6 +25,7 @@ from bot.service import (
     TableChanged,
     TurnStarted,
 )
+from bot.service.deadlines import Retry
 from bot.store import Post
 from bot.store.sqlite import store as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
@@ -106,7 +107,7 @@ async def test_a_computer_move_that_cant_be_saved_is_retried_and_the_game_goes_o
         assert locker.stdout is not None and locker.stdout.readline().strip() == "locked"
         await harness.clock.advance(1.0)  # the computer player moves; its save fails
         assert live.game is not None and live.game.event_count == before
-        assert live.deadline is not None and live.deadline.kind == "retry"
+        assert isinstance(live.deadline, Retry)
     finally:
         assert locker.stdin is not None
         locker.stdin.write("go\n")

@@ -1,5 +1,5 @@
 """Every store test that takes `store` or `db_url` runs against both backends: a SQLite file in the
-test's folder, and a fresh database on a real PostgreSQL server the session starts (tests.pg)."""
+test's folder, and a fresh database on a real PostgreSQL server the session starts (devkit.pg)."""
 
 from __future__ import annotations
 

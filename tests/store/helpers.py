@@ -1,4 +1,4 @@
-"""Shared by the store's tests and benchmark: games played by random legal moves, seat results, and
+"""Shared by the store's tests: games played by random legal moves, seat results, and
 SQL run straight on the database behind a store."""
 
 from __future__ import annotations
@@ -12,31 +12,13 @@ from typing import Any
 
 import asyncpg
 
-from bot.engine import Game, Mode, Phase, Rules, event_to_json
+from bot.ai.drive import drive, random_moves
+from bot.engine import Game, Mode, Rules, event_to_json
 from bot.store import FinishOutcome, Seat, SeatResult, Store
-from tests.pg import run_elsewhere
+from devkit.pg import run_elsewhere
 
 GUILD = 1000
 CHANNEL = 2000
-
-
-def step(game: Game, rng: random.Random) -> None:
-    """One legal action, chosen at random (a hidden hand is sometimes bid blind nil)."""
-    if game.phase is Phase.DEALING:
-        game.deal()
-        return
-    seat = game.turn
-    assert seat is not None
-    if game.phase is Phase.BIDDING:
-        if game.cards_hidden(seat):
-            if rng.random() < 0.3 and game.can_bid(seat, 0, blind=True):
-                game.bid(seat, 0, blind=True)
-            else:
-                game.reveal(seat)
-            return
-        game.bid(seat, rng.choice(game.legal_bids(seat)))
-        return
-    game.play(seat, rng.choice(game.legal_cards(seat)))
 
 
 def random_game(game_id: str, mode: str = "cutthroat", actions: int = 30, seed: int = 1, **rules: object) -> Game:
@@ -44,9 +26,7 @@ def random_game(game_id: str, mode: str = "cutthroat", actions: int = 30, seed: 
     rng = random.Random(seed)
     names = [f"player{n + 1}" for n in range(Mode(mode).seats)]
     game = Game.new(game_id, mode, Rules.from_options(rules), seed=seed, names=names)
-    while game.event_count < actions and game.phase is not Phase.OVER:
-        step(game, rng)
-    return game
+    return drive(game, random_moves(rng, blind_nil=0.3), until=lambda g: g.event_count >= actions)
 
 
 def seats_for(mode: str, bots: Sequence[int] = ()) -> list[Seat]:

@@ -14,7 +14,7 @@ import pytest
 from bot.engine import event_to_json
 from bot.store import open_store
 from bot.store.sqlite import durability
-from tests.pg import PgServer
+from devkit.pg import PgServer
 from tests.store.helpers import random_game, seats_for, store_game
 
 

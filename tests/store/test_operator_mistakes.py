@@ -22,7 +22,7 @@ from bot.store import (
     StoreUnavailable,
     open_store,
 )
-from tests.pg import PASSWORD, PgServer, free_port
+from devkit.pg import PASSWORD, PgServer, free_port
 from tests.store import other_process
 from tests.store.helpers import random_game, seats_for, store_game
 

@@ -21,7 +21,7 @@ from bot.store import (
 from bot.store.postgresql import migrate as pg_migrate
 from bot.store.schema import Migration, latest_version, migrations, split_statements
 from bot.store.sqlite import migrate as sqlite_migrate
-from tests.pg import run_elsewhere
+from devkit.pg import run_elsewhere
 from tests.store.helpers import run_sql
 
 # A lobby as V001 stored it.

@@ -22,7 +22,7 @@ from bot.store.postgresql import connection as pg_connection
 from bot.store.postgresql.errors import store_error as pg_store_error
 from bot.store.sqlite import durability
 from bot.store.sqlite import store as sqlite_store
-from tests.pg import PgServer
+from devkit.pg import PgServer
 from tests.store import other_process
 from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
 

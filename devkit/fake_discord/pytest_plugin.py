@@ -1,10 +1,10 @@
 """pytest fixtures for end-to-end tests against FakeDiscord.
 
-Wire with `pytest_plugins = ["tests.fake_discord.pytest_plugin"]` in the root conftest.
+Wire with `pytest_plugins = ["devkit.fake_discord.pytest_plugin"]` in the root conftest.
 Fixtures:
 - `fake_discord`: a started FakeDiscord; teardown fails the test if a protocol error was recorded.
   `@pytest.mark.fake_discord(**options)` passes options to FakeDiscord, e.g. Discord's rate limits
-  on: `@pytest.mark.fake_discord(**DISCORD_LIMITS)` (from tests.fake_discord.ratelimits).
+  on: `@pytest.mark.fake_discord(**DISCORD_LIMITS)` (from devkit.fake_discord.ratelimits).
 - `bot_runner`: async factory `await bot_runner(db_path=None, extra_env=None, **kw) -> BotProcess`
   that starts `python -m bot` against `fake_discord`; every process is killed at teardown.
   `readies=N` waits for N READYs (a process running N shards).

@@ -29,7 +29,7 @@ Two modes:
 
 Configurations (`--config`): `sqlite-1` one bot process on SQLite (the default); `pg-1` one bot
 process on PostgreSQL; `pg-2shards` two bot processes (SHARD_COUNT=2, SHARD_IDS=0 and 1) on one
-PostgreSQL, guilds created half on each shard. PostgreSQL runs throwaway (`tests/pg.py`).
+PostgreSQL, guilds created half on each shard. PostgreSQL runs throwaway (`devkit/pg.py`).
 
 Targets: ack p99 under 100 ms; none over 3 s (Discord's limit); no error; and on this 2-core
 machine `pg-2shards` sustains at least 1.6× the open-loop rate of `pg-1` at p99 under 100 ms
@@ -56,11 +56,12 @@ import math
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,7 @@ from devkit.fake_discord import BotProcess, FakeInteraction  # noqa: E402
 from devkit.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
 
 CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}
-PG_MISSING = "PostgreSQL configurations need tests/pg.py (the PostgreSQL store)"
+PG_MISSING = "PostgreSQL configurations need devkit/pg.py (the PostgreSQL store)"
 TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the shards
 PLAYERS = 3
 BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING"}
@@ -161,6 +162,8 @@ class Window:
     errors: int = 0
     tally: Tally = field(default_factory=Tally)  # its counts only
     unexpected: int = 0
+    shown_from: int = 0  # where this stretch starts in the tally's timings
+    behind_from: int = 0
 
     def __post_init__(self) -> None:
         fake, tally = self.world.fake, self.world.tally
@@ -170,6 +173,7 @@ class Window:
         self.errors = len(fake.errors)
         self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
         self.unexpected = len(tally.unexpected)
+        self.shown_from, self.behind_from = len(tally.turn_shown), len(tally.table_behind)
 
     def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
         fake, tally = self.world.fake, self.world.tally
@@ -183,7 +187,15 @@ class Window:
         figures.update(rest_figures(fake, self, len(interactions), elapsed))
         protocol_errors = fake.errors[self.errors:]
         unexpected = tally.unexpected[self.unexpected:]
+        shown = sorted(tally.turn_shown[self.shown_from:])
+        behind = sorted(tally.table_behind[self.behind_from:])
         figures.update({
+            # from a move's acknowledgement: the next player's panel showing their turn; a table showing the move
+            "turn_shown_p50_ms": ms(percentile(shown, 0.5)) if shown else None,
+            "turn_shown_p99_ms": ms(percentile(shown, 0.99)) if shown else None,
+            "table_behind_p50_ms": ms(percentile(behind, 0.5)) if behind else None,
+            "table_behind_p99_ms": ms(percentile(behind, 0.99)) if behind else None,
+            "table_behind_max_ms": ms(behind[-1]) if behind else None,
             "moves": tally.moves - self.tally.moves,
             "games_started": tally.games_started - self.tally.games_started,
             "games_finished": tally.games_finished - self.tally.games_finished,
@@ -251,7 +263,7 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
     try:
         from devkit.pg import start_postgres
     except ModuleNotFoundError as missing:
-        if missing.name != "tests.pg":
+        if missing.name != "devkit.pg":
             raise
         raise Unavailable(PG_MISSING) from None
     try:
@@ -265,12 +277,13 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
 
 
 @contextlib.asynccontextmanager
-async def running(args: argparse.Namespace, table_count: int) -> AsyncIterator[World]:
-    """Start the fake, create `table_count` tables, start the configuration's bots; stop them all after."""
+async def running(args: argparse.Namespace, table_count: int, baseline: Path | None = None) -> AsyncIterator[World]:
+    """Start the fake, create `table_count` tables, start the configuration's bots (from `baseline`,
+    a checkout of older code, against a fake without limits); stop them all after."""
     synchronous, log_path = args.synchronous, args.log
     backend, processes = CONFIGS[args.config]
     tally = Tally()
-    limits = NO_LIMITS if args.no_limits else DISCORD_LIMITS
+    limits = NO_LIMITS if args.no_limits or baseline is not None else DISCORD_LIMITS
     fake = LoadDiscord(recommended_shards=processes, rest_latency=args.rest_latency_ms / 1000, **limits)
     await fake.start()
     world = World(fake, [], tally)
@@ -297,7 +310,7 @@ async def running(args: argparse.Namespace, table_count: int) -> AsyncIterator[W
                 if processes > 1:
                     env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
                 bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env,  # the path names its log only
-                                 cwd=args.bot_root)
+                                 cwd=baseline or args.bot_root)
                 world.bots.append(bot)
                 await bot.start()  # one after the other: the first migrates the database
                 await bot.wait_ready(120.0)
@@ -336,11 +349,8 @@ async def closed_loop(args: argparse.Namespace, seconds: float) -> dict[str, Any
         interactions = list(world.fake.interactions.values())[before:]
         await drain(interactions)
         figures = window.figures(interactions, elapsed)
-    shown = sorted(world.tally.turn_shown)  # the players act at once: how soon each next turn showed
     return {"games_at_once": args.games, "users": PLAYERS * args.games, "seconds": round(elapsed, 1),
             "interactions": len(interactions), "interactions_per_s": round(len(interactions) / elapsed, 1),
-            "turn_shown_p50_ms": ms(percentile(shown, 0.5)) if shown else None,
-            "turn_shown_p99_ms": ms(percentile(shown, 0.99)) if shown else None,
             **world_figures(world), **figures, "errors": figures["errors"] + len(world.log_errors)}
 
 
@@ -368,6 +378,20 @@ def arrival_gaps(rate: float, arrivals: str, rng: random.Random) -> Callable[[],
     if arrivals == "even":
         return lambda: 1.0 / rate
     return lambda: rng.expovariate(rate)
+
+
+async def settle(world: World, limit: float = 300.0) -> float:
+    """Seconds spent waiting until the bot has sent what opening every table at once owed (each
+    deal's direct messages wait their turn in the token's budget): a run measures the steady
+    state, not the start-up backlog."""
+    started = time.monotonic()
+    last, quiet = world.fake.global_calls, 0
+    while quiet < SETTLED_SECONDS and time.monotonic() - started < limit:
+        await asyncio.sleep(1.0)
+        calls = world.fake.global_calls
+        quiet = quiet + 1 if calls - last <= SETTLED_CALLS_PER_S else 0
+        last = calls
+    return round(time.monotonic() - started, 1)
 
 
 async def offer(world: World, rate: float, seconds: float, warmup: float, arrivals: str,
@@ -435,6 +459,18 @@ async def offer(world: World, rate: float, seconds: float, warmup: float, arriva
             **window.figures(fired, seconds)}
 
 
+SETTLED_CALLS_PER_S, SETTLED_SECONDS = 5, 3  # the bot's backlog is out: this few counted calls a second, 3 s running
+BASELINE_KEYS = ("achieved_rate", "ack_p99_ms", "rest_per_interaction", "counted_calls_per_interaction",
+                 "answered_429", "bot_cpu_ms_per_interaction", "turn_shown_p99_ms", "table_behind_p99_ms", "errors")
+
+
+def median_run(found: list[dict[str, Any]]) -> dict[str, Any]:
+    """Of repeated runs at one rate, the one with the median bot CPU per interaction (whole, so its
+    figures belong together)."""
+    ranked = sorted(found, key=lambda r: r.get("bot_cpu_ms_per_interaction") or math.inf)
+    return dict(ranked[(len(ranked) - 1) // 2])
+
+
 def overloaded(row: dict[str, Any]) -> bool:
     p99 = row["ack_p99_ms"]
     return p99 is None or p99 >= OVERLOADED_P99_MS or row["unanswered"] > OVERLOADED_LOST * row["fired"]
@@ -456,10 +492,24 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
             rows.append({"offered_rate": rate, "skipped": f"{tried[-1]['offered_rate']:g}/s was already overloaded"})
             continue
         tables = max(1, math.ceil(rate * args.table_gap))
-        async with running(args, tables) as world:
-            await prepare(world.tables, rng)
-            row = await offer(world, rate, seconds, args.warmup, args.arrivals, rng)
-        row = {**row, **world_figures(world), "errors": row["errors"] + len(world.log_errors)}
+        runs: dict[str, list[dict[str, Any]]] = {"this": [], "baseline": []}
+        for _ in range(args.repeat):  # alternated, so the machine's moods fall on both alike
+            for who in (("baseline", "this") if args.baseline_root else ("this",)):
+                async with running(args, tables, args.baseline_root if who == "baseline" else None) as world:
+                    await prepare(world.tables, random.Random(rng.random()))
+                    settled = await settle(world)
+                    one = await offer(world, rate, seconds, args.warmup, args.arrivals, random.Random(rng.random()))
+                runs[who].append({**one, **world_figures(world), "settle_s": settled,
+                                  "errors": one["errors"] + len(world.log_errors)})
+        row = median_run(runs["this"])
+        if runs["baseline"]:
+            theirs_run = median_run(runs["baseline"])
+            row["baseline"] = {key: theirs_run[key] for key in BASELINE_KEYS if key in theirs_run}
+            ours, theirs = row["bot_cpu_ms_per_interaction"], row["baseline"]["bot_cpu_ms_per_interaction"]
+            row["cpu_baseline_over_this"] = round(theirs / ours, 2) if ours and theirs else None
+        if args.repeat > 1:
+            row["bot_cpu_ms_per_interaction_runs"] = {who: [r["bot_cpu_ms_per_interaction"] for r in found]
+                                                      for who, found in runs.items() if found}
         rows.append(row)
     passing = [row["offered_rate"] for row in rows if "skipped" not in row and rate_ok(row)]
     return {"rates": list(rates), "arrivals": args.arrivals, "table_gap_s": args.table_gap,
@@ -480,6 +530,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": args.refresh_interval,
         "rest_latency_ms": args.rest_latency_ms, "discord_limits": not args.no_limits,
         "bot_root": str(args.bot_root) if args.bot_root else "this checkout",
+        "baseline": args.baseline, "repeat": args.repeat,
     }
     if rates:
         results = await open_loop(args, rates, seconds)
@@ -518,6 +569,12 @@ def parse_args() -> argparse.Namespace:
                              "the bot's CPU with code that doesn't pace itself")
     parser.add_argument("--bot-root", type=Path,
                         help="run the bot from this checkout instead (a baseline: git worktree add /tmp/base 7c708de)")
+    parser.add_argument("--baseline", metavar="REV",
+                        help="open loop: also run the bot of this git revision (e.g. 7c708de), alternating with this "
+                             "checkout, against a fake without limits (what it was built for); reports the ratio of "
+                             "bot CPU per interaction")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="open loop: runs per rate (and per side with --baseline); the median run is reported")
     parser.add_argument("--refresh-interval", type=float, default=1.0,
                         help="the bots' REFRESH_INTERVAL: each game's table and panels edited at most this often"
                              " (1, as in production)")
@@ -526,7 +583,25 @@ def parse_args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.rate and args.sweep:
         parser.error("give --rate or --sweep, not both")
+    if args.baseline and not (args.rate or args.sweep):
+        parser.error("--baseline needs the open loop (--rate or --sweep)")
+    args.baseline_root = None
     return args
+
+
+@contextlib.contextmanager
+def checked_out(rev: str | None) -> Iterator[Path | None]:
+    """A throwaway worktree of `rev` (removed after), for a baseline run in the same session."""
+    if rev is None:
+        yield None
+        return
+    with tempfile.TemporaryDirectory() as name:
+        tree = Path(name) / "baseline"
+        subprocess.run(["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", str(tree), rev], check=True)
+        try:
+            yield tree
+        finally:
+            subprocess.run(["git", "-C", str(ROOT), "worktree", "remove", "--force", str(tree)], check=False)
 
 
 async def run_until_stopped(args: argparse.Namespace) -> dict[str, Any]:
@@ -534,14 +609,16 @@ async def run_until_stopped(args: argparse.Namespace) -> dict[str, Any]:
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    return await main(args)
+    with checked_out(args.baseline) as tree:
+        args.baseline_root = tree
+        return await main(args)
 
 
 if __name__ == "__main__":
     arguments = parse_args()
     # An overloaded bot answers late, and the fake logs each refusal: they are counted in the figures,
     # with the first ten shown, rather than printed by the thousand.
-    logging.getLogger("tests.fake_discord").setLevel(logging.ERROR)
+    logging.getLogger("devkit.fake_discord").setLevel(logging.ERROR)
     try:
         # The fake and the players share one event loop; uvloop keeps their own queueing out of the figures.
         with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:

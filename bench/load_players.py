@@ -36,6 +36,7 @@ class Tally:
     games_finished: int = 0
     unexpected: list[str] = field(default_factory=list)
     turn_shown: list[float] = field(default_factory=list)  # seconds from a move's ack to the next turn on a panel
+    table_behind: list[float] = field(default_factory=list)  # seconds from a move's ack to a table showing it
 
     def oops(self, what: str) -> None:
         self.unexpected.append(what[:300])
@@ -82,6 +83,10 @@ class Step:
     panel_version: int | None = None  # a move: the panel version it was decided on
 
 
+def _acked_at(inter: FakeInteraction) -> float | None:
+    return None if inter.response is None else inter.dispatched_at + inter.response.latency
+
+
 def kind_of(inter: FakeInteraction) -> str:
     """`/spades play`, `card button`, …: what an interaction was, for the per-kind figures."""
     data = inter.data
@@ -113,7 +118,8 @@ class Table:
         self.moves = 0
         self.next_seat = 0
         self.pending: tuple[FakeInteraction, Step] | None = None
-        self.moved_at: float | None = None  # when the last move was acknowledged, until a turn shows
+        self.last_move: FakeInteraction | None = None  # the latest move, until a panel shows the next turn
+        self.off_table: list[FakeInteraction] = []  # moves made since the table last changed
         self.broken = False
         self.last_progress = time.monotonic()
         self.on_change: Callable[[], None] = lambda: None
@@ -128,11 +134,33 @@ class Table:
             for custom_id in msg.custom_ids():
                 if custom_id == f"spades:table:{self.game_id}:hand" and f"-# game {self.game_id}" in msg.text:
                     self.table_message = msg  # the table, not a turn mention (deleted once the turn passes)
+                    self._table_changed()
                 elif custom_id.startswith("spades:rematch:"):  # it may come before the panels say so
                     self.over_posts[custom_id.split(":")[2]] = msg
+        elif self.last_move is not None and msg in self.panels:
+            self._turn_shown(msg)
         if not self._poke_due:
             self._poke_due = True
             asyncio.get_running_loop().call_soon(self._poke)
+
+    def _table_changed(self) -> None:
+        """The table shows every move acknowledged before now (it is rendered when it is sent)."""
+        now, waiting = time.monotonic(), []
+        for move in self.off_table:
+            acked = _acked_at(move)
+            if acked is None:
+                waiting.append(move)
+            else:
+                self.tally.table_behind.append(max(0.0, now - acked))
+        self.off_table = waiting
+
+    def _turn_shown(self, panel: FakeMessage) -> None:
+        """A panel changed after a move: if it now asks its player to act, the turn has shown."""
+        move = self.last_move
+        acked = _acked_at(move) if move is not None else None
+        if acked is not None and self.panel_phase(panel, self.game_id) in ("hidden", "bid", "play"):
+            self.tally.turn_shown.append(max(0.0, time.monotonic() - acked))
+            self.last_move = None
 
     def _poke(self) -> None:
         self._poke_due = False
@@ -185,11 +213,7 @@ class Table:
                 return None
             return self._click(len(self.panels), table, f"spades:table:{self.game_id}:hand", self._panel_opened)
         if self.phase == "play":
-            step = self._move()
-            if step is not None and self.moved_at is not None:
-                self.tally.turn_shown.append(time.monotonic() - self.moved_at)
-                self.moved_at = None
-            return step
+            return self._move()
         return None
 
     def _join_step(self) -> Step:
@@ -282,6 +306,9 @@ class Table:
             self.broken = True
             return None
         self.pending = (inter, step)
+        if step.panel_version is not None:  # a move: time how soon the next turn and the table show it
+            self.last_move = inter
+            self.off_table.append(inter)
         return inter
 
     def _judge(self, inter: FakeInteraction, step: Step) -> None:
@@ -299,8 +326,6 @@ class Table:
     def _expect(self, inter: FakeInteraction, ok: bool, answer: FakeMessage) -> None:
         """A move's answer: count it, or note what the player saw instead."""
         if ok:
-            assert inter.response is not None
-            self.moved_at = inter.dispatched_at + inter.response.latency
             self.moves += 1
             self.tally.moves += 1
             self.next_seat = (self.users.index(inter.user) + 1) % len(self.users)
@@ -320,6 +345,7 @@ class Table:
         self.game_id = ids[0].split(":")[2]
         self.lobby, self.table_message = lobby, None
         self.panels, self.acted, self.seen, self.next_seat = [], [], [], 0
+        self.last_move, self.off_table = None, []
         return True
 
     def _lobby_opened(self, inter: FakeInteraction, answer: FakeMessage) -> None:

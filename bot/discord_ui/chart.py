@@ -64,6 +64,9 @@ def has_glyph(char: str) -> bool:
     return bytes(chart_font(20).getmask(char)) != _missing_glyph()
 
 
+FRACTION_SLASH = "\u2044"  # ⅓ is 1⁄3 decomposed: drawn 1/3 where the font lacks both
+
+
 def printable_text(text: str) -> str:
     """The text as the font can draw it: accents it lacks are dropped from their letters, letters it
     lacks (CJK, say) become "?", emoji and other symbols it lacks are dropped, controls become spaces."""
@@ -77,9 +80,11 @@ def printable_text(text: str) -> str:
         elif has_glyph(char):
             shown.append(char)
         else:
-            base = [c for c in unicodedata.normalize("NFKD", char)
-                    if not unicodedata.category(c).startswith("M") and has_glyph(c)]
+            base = [c if has_glyph(c) else "/" for c in unicodedata.normalize("NFKD", char)
+                    if not unicodedata.category(c).startswith("M") and (has_glyph(c) or c == FRACTION_SLASH)]
             if base:
+                if "/" in base and shown and shown[-1].isdigit():
+                    shown.append(" ")  # 2⅓ drawn as 2 1/3, not 21/3
                 shown.extend(base)
             elif category[0] in "LN":
                 shown.append("?")

@@ -206,6 +206,19 @@ def _warning(d: ImageDraw.ImageDraw, s: int) -> None:
     d.ellipse((s * 0.445, s * 0.71, s * 0.555, s * 0.82), fill=(35, 31, 32))
 
 
+def _bulb(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.ellipse((s * 0.2, s * 0.04, s * 0.8, s * 0.64), fill=(255, 204, 77))
+    d.polygon([(s * 0.32, s * 0.52), (s * 0.68, s * 0.52), (s * 0.62, s * 0.74), (s * 0.38, s * 0.74)],
+              fill=(255, 204, 77))
+    d.rounded_rectangle((s * 0.36, s * 0.74, s * 0.64, s * 0.94), s * 0.05, fill=(150, 156, 166))
+
+
+def _magnifier(d: ImageDraw.ImageDraw, s: int) -> None:
+    d.line([(s * 0.56, s * 0.56), (s * 0.9, s * 0.9)], fill=(102, 117, 127), width=round(s * 0.16))
+    d.ellipse((s * 0.08, s * 0.08, s * 0.64, s * 0.64), fill=(102, 117, 127))
+    d.ellipse((s * 0.16, s * 0.16, s * 0.56, s * 0.56), fill=(190, 225, 245))
+
+
 def _tile(d: ImageDraw.ImageDraw, s: int) -> None:
     d.rounded_rectangle((s * 0.1, s * 0.1, s * 0.9, s * 0.9), s * 0.2, fill=(110, 114, 124))
 
@@ -224,7 +237,7 @@ EMOJI: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
     "🥇": _medal(GOLD, DARK_GOLD), "🥈": _medal((205, 210, 218), (150, 156, 166)),
     "🥉": _medal((215, 135, 60), (160, 95, 40)),
     "🏆": _trophy, "🃏": _joker, "✅": _check, "✔": _check, "❌": _cross, "✖": _cross, "❤": _heart,
-    "▶": _play, "🔁": _repeat, "⚠": _warning,
+    "▶": _play, "🔁": _repeat, "⚠": _warning, "💡": _bulb, "🔎": _magnifier,
     "⭐": lambda d, s: _star(d, s / 2, s * 0.54, s * 0.46, GOLD),
     "🌟": lambda d, s: _star(d, s / 2, s * 0.54, s * 0.46, GOLD),
 }

@@ -100,15 +100,16 @@ class PanelSet:
                 await self.edits.edit(panel.interaction, "@original", face)
                 panel.shown_token, panel.shown = token, face
                 if not seated:
-                    del self.open[user_id]
+                    self._forget(user_id, panel)
             except (discord.HTTPException, *TRANSIENT) as error:
                 if isinstance(error, RateLimited):
                     told = max(told, error.retry_after)
                 elif passing(error):
                     failed = True
                     log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
-                else:
-                    del self.open[user_id]
+                else:  # its message or token is gone: nothing more to show there
+                    log.info("game %s: a panel can't be updated any more (%s)", live.game_id, error)
+                    self._forget(user_id, panel)
         # A fault is tried again with backoff; a 429 exactly when Discord said (never before, and no
         # later: a panel must be current soon after a storm ends).
         if failed:
@@ -119,6 +120,12 @@ class PanelSet:
             if told:
                 later = told if later is None else min(later, told)
         self.retry_at = None if later is None else time.monotonic() + later
+
+    def _forget(self, user_id: int, panel: Panel) -> None:
+        """Stop keeping this panel current, unless a newer one has replaced it meanwhile (a refresh
+        may still be working through the panels as they were when it began)."""
+        if self.open.get(user_id) is panel:
+            del self.open[user_id]
 
     def retry_due(self) -> bool:
         return self.retry_at is not None and self.retry_at <= time.monotonic()
@@ -136,7 +143,7 @@ class PanelSet:
         a fresh one."""
         now = time.monotonic()
         for user_id, panel in list(self.open.items()):
-            if now - panel.opened >= self.life:
-                del self.open[user_id]
+            if now - panel.opened >= self.life and self.open.get(user_id) is panel:
+                self._forget(user_id, panel)
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
                     await self.edits.edit(panel.interaction, "@original", faces.closed_panel(PANEL_ASLEEP))

@@ -515,9 +515,13 @@ class Publisher:
         png = await asyncio.to_thread(score_chart_png, names, scores, live.rules.target,
                                       title=f"{render.MODE_TITLES[live.mode]} Spades",
                                       winners=[game.side_of(s) for s in game.winners], mercy=live.rules.mercy)
-        await self._say(live, render.game_over_text(live, change.outcome), view=rematch_view(live.game_id),
-                        file=discord.File(io.BytesIO(png), filename="scores.png"),
-                        **_nonce(live, change.post_id))
+        text, chart = render.game_over_text(live, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
+        via = self.webhooks.fresh(live.channel_id)
+        if via is not None:  # as a follow-up of the last move's interaction: not counted
+            await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
+                                                allowed_mentions=discord.AllowedMentions.none())
+            return
+        await self._say(live, text, view=rematch_view(live.game_id), file=chart, **_nonce(live, change.post_id))
 
     async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> None:
         text = render.cancelled_text(change.reason)

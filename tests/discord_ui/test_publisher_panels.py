@@ -6,10 +6,14 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import discord
+
 from bot.discord_ui import faces
 from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.panels import PanelSet
 from bot.discord_ui.publisher import Publisher
-from bot.engine import Game, Mode, Rules
+from bot.discord_ui.webhooks import WebhookPace
+from bot.engine import Game, Mode, Rules, seat_view
 from bot.service import LiveGame
 from bot.store import Seat
 
@@ -28,6 +32,9 @@ class RecordingEdits(FastEdits):
 
 class Clicked:
     message = None
+
+    def __init__(self) -> None:
+        self.token = f"token{id(self)}"
 
 
 def _texts(face: faces.Face) -> str:
@@ -53,3 +60,36 @@ async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     await asyncio.sleep(0.5)
     assert len(edits.shown[second]) == 1 and len(edits.shown[first]) == 1  # each once
     await publisher.close(timeout=0.1)
+
+
+async def test_a_panel_shown_while_the_old_one_is_being_updated_is_the_one_kept() -> None:
+    """A player opens a fresh panel (My hand) while the bot is still updating their old one, which
+    Discord then says is gone: the fresh panel is kept current, not forgotten with the old one."""
+    live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1,
+                    [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))],
+                    120.0, status="playing")
+    live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
+    live.game.deal()
+    old, fresh = Clicked(), Clicked()
+
+    class Gone(RecordingEdits):
+        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+            if interaction is old:
+                panels.show(1, fresh, live.token - 1)  # type: ignore[arg-type]  # a click lands meanwhile
+                raise discord.NotFound(FakeResponse(404), {"code": 10008, "message": "Unknown Message"})
+            await super().edit(interaction, message, face)
+
+    edits = Gone()
+    panels = PanelSet(WebhookPace(0), edits)
+    panels.show(1, old, live.token - 1)  # type: ignore[arg-type]
+    await panels.refresh(live, lambda user_id: seat_view(live.game, user_id - 1))  # type: ignore[arg-type]
+    assert panels.open[1].interaction is fresh
+    await panels.refresh(live, lambda user_id: seat_view(live.game, user_id - 1))  # type: ignore[arg-type]
+    assert fresh in edits.shown  # and it is the one brought up to date
+
+
+class FakeResponse:
+    """What discord.HTTPException reads of an aiohttp response."""
+
+    def __init__(self, status: int) -> None:
+        self.status, self.reason = status, "Not Found"

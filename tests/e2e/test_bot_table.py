@@ -5,6 +5,7 @@ who played what, a chart and a working Rematch at the end, and few new messages 
 from __future__ import annotations
 
 from functools import partial
+from typing import Any
 
 import pytest
 
@@ -106,11 +107,14 @@ async def test_two_people_and_a_computer_play_a_whole_game_on_their_panels(spade
 
     # New messages a person sees per hand (from one deal to the next): the hand by direct message,
     # the new table below the last hand's summary, and mentions (theirs and the other person's).
+    # A hand begins with whichever comes first of its deal's message and its table.
     for user in (alice, bob):
         seen = fake.messages_for(user, start_mark, include_deleted=True)
         deals = [m.id for m in seen if m.channel.type == 1 and "**Your hand** · " in m.history[0]["content"]]
         assert len(deals) == len(record["hands"]), deals
-        counts = [sum(1 for m in seen if start <= m.id < end) for start, end in zip(deals, [*deals[1:], over.id],
+        starts = [min([deal, *(m.id for m in seen if f"Spades · hand {n} · " in _first_text(m))])
+                  for n, deal in enumerate(deals, start=1)]
+        counts = [sum(1 for m in seen if start <= m.id < end) for start, end in zip(starts, [*starts[1:], over.id],
                                                                                       strict=True)]
         assert max(counts) <= 6, (name_of(user), counts)
 
@@ -163,3 +167,17 @@ async def mentioned(spades: Spades, table: Table, turn: Turn) -> FakeMessage:
         return None
 
     return await spades.fake.wait_until(ping, PING_WITHIN, f"a mention of {name_of(turn.user)}")
+
+
+def _first_text(message: FakeMessage) -> str:
+    """What a message said when it was posted (a table later becomes its hand's summary)."""
+    first = message.history[0]
+    texts: list[str] = [str(first.get("content") or "")]
+
+    def walk(components: list[dict[str, Any]]) -> None:
+        for component in components:
+            texts.append(str(component.get("content", "")))
+            walk(component.get("components", []))
+
+    walk(first.get("components") or [])
+    return "\n".join(texts)

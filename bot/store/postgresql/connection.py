@@ -52,7 +52,17 @@ def connect_options() -> dict[str, Any]:
 
 async def open_pool(url: str) -> Any:
     """A pool with one connection open already, so a wrong URL or a server that is down shows now."""
-    return await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE, **connect_options())
+    return await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE, reset=reset_if_needed, **connect_options())
+
+
+async def reset_if_needed(conn: asyncpg.Connection) -> None:
+    """What a connection needs when it goes back to the pool. asyncpg's default resets every session
+    setting (advisory locks, cursors, listeners, SET values) with one more round trip per save; the
+    store's pooled connections change none of those (its advisory locks are per transaction; the
+    shard locks hold a connection of their own), so only one left inside a transaction (a failure
+    mid-way) is reset, by asyncpg's own reset."""
+    if conn.is_in_transaction():
+        await conn.reset()
 
 
 class PgTransaction:

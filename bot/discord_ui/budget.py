@@ -63,6 +63,12 @@ class RestBudget:
         self._tokens = min(self.depth, self._tokens + (now - self._stamp) * self.rate)
         self._stamp = now
 
+    def spent_elsewhere(self, calls: int) -> None:
+        """Calls made without a slot (logging in: who the bot is, its application, the command sync)
+        still count in Discord's second: the slots after them wait their share."""
+        self._refill()
+        self._tokens -= calls
+
     async def take(self, priority: Priority) -> None:
         """Wait for a slot; callers of a higher priority that wait too are served first."""
         self.spent[priority] += 1

@@ -28,6 +28,7 @@ from bot.service.seasons import SeasonService
 from bot.service.tournaments import TournamentService
 
 log = logging.getLogger("bot")
+LOGIN_CALLS = 3  # GET /users/@me (the token check, then discord.py's login) and GET /oauth2/applications/@me
 
 
 def spades_group() -> SpadesCommands:
@@ -112,6 +113,8 @@ class SpadesBot(discord.Client):
         self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
         if self.sync_commands:
             await self._sync_commands()
+        # Checking the token, logging in (who the bot is, its application) and the sync, moments ago.
+        self.publisher.budget.spent_elsewhere(LOGIN_CALLS + self.sync_commands)
         recovery = await self.service.recover()
         log.info("resumed %d unfinished games (%d set aside as damaged)",
                  len(recovery.games), len(recovery.damaged))

@@ -631,13 +631,12 @@ class Publisher:
         fresh = self.webhooks.fresh(live.channel_id)
         new_hand = game.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
-        # A table moves to a fresh webhook when its own is about to expire, or when it is edited
-        # through the channel (none was fresh when it was posted, or the bot restarted) while it
-        # sits at the bottom: one counted delete instead of a counted edit every move.
+        # A table whose webhook is about to expire moves to a fresh one. One edited through the
+        # channel (the bot restarted, or nobody had clicked there lately) stays where people look
+        # until its hand ends or it is buried: its buttons must not vanish under a player's click.
         expiring = old_via is not None and not old_via.alive(now + self.refresh_interval)
-        on_channel = old_via is None and desk.below_table == 0 and live.active
         if (old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE
-                and not ((expiring or on_channel) and fresh is not None)):
+                and not (expiring and fresh is not None)):
             if await self._edit_table(live, old, old_via):
                 return
             log.info("game %s: the table message was deleted; posting it again", live.game_id)

@@ -76,3 +76,15 @@ async def test_a_caller_that_gives_up_frees_its_place() -> None:
 def test_a_rate_must_be_positive() -> None:
     with pytest.raises(ValueError, match="positive"):
         RestBudget(0)
+
+
+async def test_calls_made_without_a_slot_hold_back_the_next_ones() -> None:
+    """Logging in makes a few counted calls before the budget is used: they take their share of the
+    first second, so the bot's own calls don't tip it over the limit."""
+    budget, time = budget_at(10)
+    budget.spent_elsewhere(4)
+    stamps: list[float] = []
+    for _ in range(6):
+        await budget.take(Priority.OWED)
+        stamps.append(time.now)
+    assert sum(1 for t in stamps if t < 1.0) + 4 <= 9  # with the login calls, within 0.9 × 10 in the first second

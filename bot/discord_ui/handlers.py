@@ -96,18 +96,22 @@ class Handlers:
                 return
             user_id = interaction.user.id
             notice = None
+            self.publisher.answering(live, user_id, True)  # this answer shows the move on the panel
             try:
-                if kind == "play":
-                    assert isinstance(value, int)
-                    await self.service.play(live, user_id, value)
-                elif kind == "bid":
-                    await self.service.bid(live, user_id, str(value))
-                else:
-                    await self.service.reveal(live, user_id)
-            except Refusal as refusal:
-                notice = str(refusal)
-            face, token = faces.panel(live, self.service.view_for(live, user_id), notice), live.token
-            await interaction.response.edit_message(view=draw(face))
+                try:
+                    if kind == "play":
+                        assert isinstance(value, int)
+                        await self.service.play(live, user_id, value)
+                    elif kind == "bid":
+                        await self.service.bid(live, user_id, str(value))
+                    else:
+                        await self.service.reveal(live, user_id)
+                except Refusal as refusal:
+                    notice = str(refusal)
+                face, token = faces.panel(live, self.service.view_for(live, user_id), notice), live.token
+                await interaction.response.edit_message(view=draw(face))
+            finally:
+                self.publisher.answering(live, user_id, False)
             self.publisher.panel_shown(live, user_id, interaction, token, face)
         except Exception as error:
             await report_error(interaction, error)

@@ -47,6 +47,7 @@ class Panel:
     opened: float  # monotonic time its token was issued
     shown_token: int  # the game's event count it shows
     shown: faces.Face | None = None  # what it shows (None: not known)
+    answering: bool = False  # a click on it is being answered, with the panel as it will be
 
 
 class PanelSet:
@@ -78,7 +79,7 @@ class PanelSet:
         now = time.monotonic()
         failed, later, told = False, None, 0.0  # told: the longest wait a 429 asked for
         for user_id, panel in list(self.open.items()):
-            if panel.shown_token == live.token and live.active:
+            if panel.answering or (panel.shown_token == live.token and live.active):
                 continue
             if now - panel.opened >= self.life:
                 continue  # about to sleep: left to put_to_sleep
@@ -120,6 +121,13 @@ class PanelSet:
             if told:
                 later = told if later is None else min(later, told)
         self.retry_at = None if later is None else time.monotonic() + later
+
+    def answering(self, user_id: int, clicked: bool) -> None:
+        """A click on this user's panel is being answered (True), or was answered or failed (False):
+        meanwhile the answer itself brings the panel up to date, so it isn't edited twice."""
+        panel = self.open.get(user_id)
+        if panel is not None:
+            panel.answering = clicked
 
     def _forget(self, user_id: int, panel: Panel) -> None:
         """Stop keeping this panel current, unless a newer one has replaced it meanwhile (a refresh

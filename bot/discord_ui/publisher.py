@@ -211,6 +211,12 @@ class Publisher:
         desk.lobby_via = Via(interaction, time.monotonic())
         desk.lobby_shown = (render.lobby_text(live), live.status)
 
+    def answering(self, live: LiveGame, user_id: int, clicked: bool) -> None:
+        """See `PanelSet.answering`."""
+        desk = self._desks.get(live.game_id)
+        if desk is not None:
+            desk.panels.answering(user_id, clicked)
+
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
         """A message appeared (or went) in a channel: count what lies below the game's table."""
         desk = self._desks.get(self._channels.get(channel_id, ""))

@@ -76,8 +76,12 @@ class Repost:
     """`/spades table`: show the table (or a lobby) again at the bottom of the channel."""
 
 
+@dataclass(frozen=True)
 class Wake:
-    """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again."""
+    """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again; with
+    `panels`, the panels are brought up to date too (the game moved on while a click was answered)."""
+
+    panels: bool = False
 
 
 class _TableDue:
@@ -198,7 +202,7 @@ class Publisher:
             self.publish(live, [])
             desk = self._desks[live.game_id]
         replaced = desk.panels.show(user_id, interaction, token, face)
-        desk.queue.put_nowait((live, Wake()))
+        desk.queue.put_nowait((live, Wake(panels=live.token != token)))
         return replaced
 
     def lobby_shown(self, live: LiveGame, interaction: discord.Interaction[Any]) -> None:
@@ -216,6 +220,8 @@ class Publisher:
         desk = self._desks.get(live.game_id)
         if desk is not None:
             desk.panels.answering(user_id, clicked)
+            if not clicked:  # what the refreshes skipped meanwhile (computer moves) is shown now
+                desk.queue.put_nowait((live, Wake(panels=True)))
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:
         """A message appeared (or went) in a channel: count what lies below the game's table."""
@@ -267,19 +273,21 @@ class Publisher:
                         return
                 continue
             desk.busy, desk.live = True, live
-            refresh = False
+            refresh = panels = False
             while True:
                 if isinstance(item, Repost | TableChanged):
                     refresh = True
                     desk.repost = desk.repost or isinstance(item, Repost)
-                elif not isinstance(item, Wake):
+                elif isinstance(item, Wake):
+                    panels = panels or item.panels
+                else:
                     self._to_lane(desk, live, item)
                 if desk.queue.empty():
                     break
                 live, item = desk.queue.get_nowait()
+            if (refresh or panels) and live.game is not None:
+                await self._refresh_panels(desk, live)
             if refresh:
-                if live.game is not None:
-                    await self._refresh_panels(desk, live)
                 self._to_lane(desk, live, _TABLE)
             desk.busy = False
             if self._done_with(game_id, desk, live):

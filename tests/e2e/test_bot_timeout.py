@@ -32,6 +32,9 @@ async def test_silent_player_is_mentioned_reminded_then_a_computer_moves_for_the
     assert moved.content == f"{name} ran out of time, so a computer player moved for them."
     await spades.fake.wait_until(lambda: ping.deleted, 5, "the mention to go once the turn was taken")
 
+    # The panels have their own worker: the silent player's stops asking them to bid soon after.
+    await spades.fake.wait_until(lambda: table.phase_in(table.panels[silent.id]) is None, 5,
+                                 "the silent player's panel to follow the computer's bid")
     after = await table.whose_turn()
     assert after is not None and after.user is not silent and after.phase == "bid"
     move = await table.act(after, "command")

@@ -10,9 +10,8 @@ from discord.utils import escape_markdown
 
 from bot.discord_ui.podium import Standing, podium_png, rating_text, stats_card_png
 from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural
-from bot.service import LeaderboardEntry, PlayerStats
+from bot.service import LeaderboardEntry, PlayerStats, Season, SeasonRhythm
 from bot.service.seasons import ALL_TIME, PlayerCard, Podium
-from bot.store import Season, SeasonRhythm
 
 MEDALS = ("🥇", "🥈", "🥉")
 

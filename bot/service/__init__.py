@@ -22,12 +22,12 @@ from bot.service.games import GameService
 from bot.service.inputs import SHOW_MY_CARDS, asks_to_see_cards, parse_bid
 from bot.service.live import LiveGame
 from bot.service.timers import Decider, InlineDecider
-from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange
+from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange, Season, SeasonRhythm
 
 __all__ = [
     "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "SHOW_MY_CARDS", "ActedForPlayer", "Change", "Clock", "Decider",
     "FinishOutcome", "GameCancelled", "GameOver", "GameService", "GameStarted", "HandDealt", "HandScored",
     "InlineDecider", "LeaderboardEntry", "LeaderboardSort", "Listener", "LiveGame", "LobbyChanged",
-    "ManualClock", "PlayerStats", "RatingChange", "Refusal", "SaveFailed", "SeatTakenOver", "SystemClock",
-    "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "asks_to_see_cards", "parse_bid",
+    "ManualClock", "PlayerStats", "RatingChange", "Refusal", "SaveFailed", "Season", "SeasonRhythm", "SeatTakenOver",
+    "SystemClock", "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "asks_to_see_cards", "parse_bid",
 ]

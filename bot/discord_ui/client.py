@@ -14,13 +14,14 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.coach_ui import review_command
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.errors import report_error
+from bot.discord_ui.fastclick import FastClicks
 from bot.discord_ui.handlers import Handlers
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.tournament_commands import TournamentCommands
 from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
-from bot.discord_ui.views import BUTTON_KINDS
+from bot.discord_ui.views import BUTTON_KINDS, PANEL_CLICKS
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
 from bot.service.coach import CoachService
@@ -70,6 +71,7 @@ class SpadesBot(discord.Client):
         self._coaching: CoachService | None = None
         self._tournaments: TournamentService | None = None
         self._click_handlers: Handlers | None = None
+        self.fast_clicks = FastClicks(self, PANEL_CLICKS, self.publisher.webhooks.note)
 
     def attach(self, service: GameService, seasons: SeasonService, coaching: CoachService,
                tournaments: TournamentService) -> None:
@@ -111,6 +113,7 @@ class SpadesBot(discord.Client):
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())
         self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
+        self.fast_clicks.install()
         if self.sync_commands:
             await self._sync_commands()
         # Checking the token, logging in (who the bot is, its application) and the sync, moments ago.

@@ -1,13 +1,15 @@
-"""The bot's most frequent call, made without discord.py: editing a panel or the table through an
-interaction's webhook.
+"""The bot's most frequent calls, made without discord.py: answering a click on a panel, and editing
+a panel or the table through an interaction's webhook.
 
 Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py and the README's
 "What one process carries"). Through discord.py each one builds a view of dynamic items, serialises
 it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
 `Message` the bot never reads. Here the JSON is written straight from the face and the answer is
-read only for its status. Everything else (answers to clicks, posts, deletions) stays with
-discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never waits, it
-is put off), and a 429 is handed back to the caller, which tries again once it has passed.
+read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
+shows the move), with no view to build and no response object to parse. Everything else (answers
+to commands, posts, deletions) stays with discord.py. Its webhook pacing is replaced by the bot's
+own (`WebhookPace`: an edit never waits, it is put off), and a 429 is handed back to the caller,
+which tries again once it has passed.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
 discord.py makes of the same face, and the request what discord.py sends for the same edit; a
@@ -22,7 +24,7 @@ from typing import Any
 import aiohttp
 import discord
 
-from bot.discord_ui import faces
+from bot.discord_ui import faces, fastclick
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
 _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
@@ -50,9 +52,21 @@ def _button(button: faces.Button) -> dict[str, Any]:
     return data
 
 
+def _message(face: faces.Face) -> dict[str, Any]:
+    return {"components": components(face), "flags": COMPONENTS_V2, "allowed_mentions": _NO_MENTIONS}
+
+
 def edit_body(face: faces.Face) -> bytes:
-    return json.dumps({"components": components(face), "flags": COMPONENTS_V2, "allowed_mentions": _NO_MENTIONS},
-                      separators=(",", ":"), ensure_ascii=True).encode()
+    return _dumps(_message(face))
+
+
+def update_body(face: faces.Face) -> bytes:
+    """An interaction callback that shows `face` in the clicked message (UPDATE_MESSAGE)."""
+    return _dumps({"type": discord.InteractionResponseType.message_update.value, "data": _message(face)})
+
+
+def _dumps(data: dict[str, Any]) -> bytes:
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=True).encode()
 
 
 class RateLimited(discord.HTTPException):
@@ -65,7 +79,7 @@ class RateLimited(discord.HTTPException):
 
 
 class FastEdits:
-    """Edits messages through interactions' webhooks (outside the global rate limit)."""
+    """Answers clicks and edits messages through interactions' webhooks (outside the global rate limit)."""
 
     def __init__(self) -> None:
         self._session: aiohttp.ClientSession | None = None
@@ -81,7 +95,17 @@ class FastEdits:
         `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry."""
         url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
                f"/messages/{message}")
-        async with self._open().patch(url, data=edit_body(face), headers=_JSON) as response:
+        await self._send("PATCH", url, edit_body(face))
+
+    async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
+        """Answer a click by showing `face` in the message clicked. Afterwards the interaction counts
+        as answered for discord.py too (its follow-ups, `response.is_done()`)."""
+        url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
+        await self._send("POST", url, update_body(face))
+        fastclick.mark_updated(interaction)
+
+    async def _send(self, method: str, url: str, body: bytes) -> None:
+        async with self._open().request(method, url, data=body, headers=_JSON) as response:
             if response.status < 300:
                 await response.read()
                 return

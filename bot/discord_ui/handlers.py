@@ -17,7 +17,7 @@ from bot.discord_ui import faces, render
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.panels import Panel
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.views import closed_panel_view, draw, lobby_view
+from bot.discord_ui.views import draw, lobby_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal
 
@@ -92,7 +92,7 @@ class Handlers:
             try:
                 live = self._game(interaction, game_id)
             except Refusal as gone:
-                await interaction.response.edit_message(view=closed_panel_view(str(gone)))
+                await self.publisher.edits.update(interaction, faces.closed_panel(str(gone)))
                 return
             user_id = interaction.user.id
             notice = None
@@ -109,7 +109,7 @@ class Handlers:
                 except Refusal as refusal:
                     notice = str(refusal)
                 face, token = faces.panel(live, self.service.view_for(live, user_id), notice), live.token
-                await interaction.response.edit_message(view=draw(face))
+                await self.publisher.edits.update(interaction, face)
             finally:
                 self.publisher.answering(live, user_id, False)
             self.publisher.panel_shown(live, user_id, interaction, token, face)

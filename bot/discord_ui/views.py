@@ -9,6 +9,7 @@ discord.py keeps nothing per message sent.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +27,9 @@ LOBBY_STYLES = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyl
 
 
 LOBBY_TEMPLATE = rf"spades:lobby:{GAME}:(?P<action>join|leave|addbot|start|cancel)"
+BID_TEMPLATE = rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"
+CARD_TEMPLATE = rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"
+REVEAL_TEMPLATE = rf"spades:reveal:{GAME}"
 
 
 class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
@@ -59,36 +63,44 @@ class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}
         await interaction.client.handlers.open_panel(interaction, self.game_id)
 
 
-class BidButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"):
+class BidButton(ui.DynamicItem[ui.Button[Any]], template=BID_TEMPLATE):
     def __init__(self, game_id: str, bid: str, enabled: bool = True) -> None:
         super().__init__(_button(faces.bid_button(game_id, bid, enabled)))
         self.game_id, self.bid = game_id, bid
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: Any) -> BidButton:
+    def from_match(cls, match: re.Match[str]) -> BidButton:
         return cls(match["game"], match["bid"])
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> BidButton:
+        return cls.from_match(match)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         text = "blind nil" if self.bid == "blind" else self.bid
         await interaction.client.handlers.panel_action(interaction, self.game_id, "bid", text)
 
 
-class CardButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"):
+class CardButton(ui.DynamicItem[ui.Button[Any]], template=CARD_TEMPLATE):
     def __init__(self, game_id: str, card: Card, enabled: bool = True) -> None:
         super().__init__(_button(faces.card_button(game_id, card, enabled)))
         self.game_id, self.card = game_id, card
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: Any) -> CardButton:
+    def from_match(cls, match: re.Match[str]) -> CardButton:
         return cls(match["game"], int(match["card"]))
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> CardButton:
+        return cls.from_match(match)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.client.handlers.panel_action(interaction, self.game_id, "play", self.card)
 
 
-class RevealButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:reveal:{GAME}"):
+class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
     """Gives up blind nil: show my cards."""
 
     def __init__(self, game_id: str) -> None:
@@ -96,9 +108,13 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:reveal:{GA
         self.game_id = game_id
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: Any) -> RevealButton:
+    def from_match(cls, match: re.Match[str]) -> RevealButton:
         return cls(match["game"])
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> RevealButton:
+        return cls.from_match(match)
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.client.handlers.panel_action(interaction, self.game_id, "reveal", None)
@@ -152,6 +168,9 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
         await coach_ui.review(interaction, self.game_id)
 
 
+# The panel's buttons, clicked on almost every move: answered by `fastclick` without discord.py's
+# dispatch (the DynamicItems still draw them, and answer them should the fast route pass one on).
+PANEL_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
                 ReviewButton)
 
@@ -188,10 +207,6 @@ def summary_view(live: LiveGame, hand: HandLog) -> ui.LayoutView:
 
 def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -> ui.LayoutView:
     return draw(faces.panel(live, seat_view, notice))
-
-
-def closed_panel_view(text: str) -> ui.LayoutView:
-    return draw(faces.closed_panel(text))
 
 
 def _button(face: faces.Button) -> ui.Button[Any]:

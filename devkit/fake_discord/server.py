@@ -2112,8 +2112,6 @@ class FakeDiscord:
                 record=True,
                 kind="interaction",
             )
-        if not _truthy(req.query.get("with_response")):
-            self.record_error("interaction", "callback without ?with_response=1", method=req.method, path=req.path)
         body = req.body if isinstance(req.body, dict) else {}
         ctype = body.get("type")
         data = body.get("data") or {}
@@ -2164,6 +2162,8 @@ class FakeDiscord:
             info["response_message_ephemeral"] = message.ephemeral
             if ctype != m.CALLBACK_DEFERRED_UPDATE_MESSAGE:
                 resource["message"] = message.to_payload(self.base_url)
+        if not _truthy(req.query.get("with_response")):
+            return web.Response(status=204)  # as Discord answers when the callback's result isn't asked for
         return _json_response({"interaction": info, "resource": resource})
 
     def _webhook_interaction(self, req: Req) -> FakeInteraction | web.Response:

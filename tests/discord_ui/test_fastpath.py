@@ -90,6 +90,8 @@ async def captured() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
                          "content_type": request.content_type, "json": json.loads(body)})
         if LIMITED_TOKEN in request.path:  # a webhook whose bucket is spent
             return _json({"message": "You are being rate limited.", "retry_after": 2.5, "global": False}, 429)
+        if request.path.endswith("/callback"):
+            return _json({"interaction": {"id": "1", "type": 3}, "resource": {"type": 7}}, 200)
         return _json({"id": "1", "channel_id": "2", "type": 0, "content": "", "author": {
             "id": str(APP_ID), "username": "spades", "discriminator": "0", "avatar": None},
             "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
@@ -151,3 +153,36 @@ async def test_a_429_says_how_long_to_wait(captured: tuple[str, list[dict[str, A
         assert limited.value.status == 429 and limited.value.retry_after == 2.5
     finally:
         await edits.close()
+
+
+def _click(client: discord.Client) -> discord.Interaction[Any]:
+    """A click on a button of an ephemeral panel, as the gateway delivers it."""
+    return discord.Interaction(data={  # type: ignore[arg-type]
+        "id": "55", "application_id": str(APP_ID), "type": 3, "token": TOKEN, "version": 1,
+        "data": {"custom_id": "spades:card:ab12:7", "component_type": 2}, "channel_id": "2",
+        "locale": "en-US", "app_permissions": "0", "entitlements": [], "authorizing_integration_owners": {},
+        "attachment_size_limit": 10_485_760,
+    }, state=client._connection)
+
+
+async def test_a_clicks_answer_is_what_discord_py_sends_for_the_same_update(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    _, requests = captured
+    face = _faces_through_games()[5]
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    theirs_click, ours_click = _click(client), _click(client)
+    async with aiohttp.ClientSession() as session:
+        theirs_click._session = session
+        await theirs_click.response.edit_message(view=draw(face))
+    edits = fastpath.FastEdits()
+    try:
+        await edits.update(ours_click, face)
+    finally:
+        await edits.close()
+    theirs, ours = requests
+    assert (ours["method"], ours["path"], ours["content_type"]) == (theirs["method"], theirs["path"],
+                                                                    theirs["content_type"])
+    assert ours["json"]["type"] == theirs["json"]["type"] == 7  # UPDATE_MESSAGE: the clicked panel changes
+    meaning = ("components", "flags", "allowed_mentions")
+    assert {k: ours["json"]["data"][k] for k in meaning} == {k: theirs["json"]["data"][k] for k in meaning}
+    assert ours_click.response.is_done() and theirs_click.response.is_done()

@@ -1,0 +1,92 @@
+"""Clicks on a panel's cards and bids, routed to their button's callback without discord.py's dispatch.
+
+Why: a click on a panel is the bot's most frequent event. discord.py answers every component click
+by rebuilding a view of dynamic items from the clicked message (every card and bid button of the
+panel) to find the one clicked, then scheduling the item's callback and the `interaction` event as
+two tasks; that was about a tenth of the bot's CPU at 200 interactions a second (py-spy on
+`bench/bench_load.py --config pg-1 --rate 200`). Here the gateway's INTERACTION_CREATE for one of
+these buttons becomes the same `Interaction` and goes straight to the button's callback, in one
+task; every other interaction goes to discord.py as before. The click is answered by
+`fastpath.FastEdits.update`, which marks the interaction answered here.
+
+discord.py's private parts are used only in this module: `ConnectionState.parsers` (the gateway's
+event table, the same dict every shard's websocket reads) and `InteractionResponse._response_type`
+(what `response.is_done()` reads). `tests/discord_ui/test_fastclick.py` fails when either changes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import re
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Protocol
+
+import discord
+
+log = logging.getLogger(__name__)
+
+_COMPONENT, _BUTTON = 3, 2  # interaction type, component type
+
+
+class Clickable(Protocol):
+    """A button kind the fast route answers: built from its custom_id's match, it handles the click."""
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Clickable: ...
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> Any: ...
+
+
+class FastClicks:
+    """Takes over the gateway's INTERACTION_CREATE for the given button kinds, by custom_id."""
+
+    def __init__(self, client: discord.Client, kinds: Sequence[tuple[str, type[Clickable]]],
+                 note: Callable[[discord.Interaction[Any]], None]) -> None:
+        self._client = client
+        self._kinds = [(re.compile(template), kind) for template, kind in kinds]
+        self._note = note  # what the client's on_interaction does, for the clicks taken here
+        self._running: set[asyncio.Task[Any]] = set()
+        self.taken = 0  # clicks routed here (tests read it)
+
+    def install(self) -> None:
+        state = self._client._connection
+        parsers: dict[str, Callable[[Any], None]] = state.parsers
+        through_discord_py = parsers["INTERACTION_CREATE"]
+
+        def parse(data: Any) -> None:
+            if not self._take(data, state):
+                through_discord_py(data)
+
+        parsers["INTERACTION_CREATE"] = parse
+
+    def _take(self, data: Mapping[str, Any], state: Any) -> bool:
+        inner = data.get("data")
+        if data.get("type") != _COMPONENT or not isinstance(inner, dict) or inner.get("component_type") != _BUTTON:
+            return False
+        custom_id = inner.get("custom_id")
+        for pattern, kind in self._kinds:
+            match = pattern.fullmatch(custom_id) if isinstance(custom_id, str) else None
+            if match is not None:
+                interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
+                self._note(interaction)
+                self._run(kind.from_match(match).callback(interaction))
+                self.taken += 1
+                return True
+        return False
+
+    def _run(self, work: Awaitable[Any]) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:  # the callbacks report their own errors; this is a last resort
+                log.exception("a click's callback failed")
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._running.add(task)
+        task.add_done_callback(self._running.discard)
+
+
+def mark_updated(interaction: discord.Interaction[Any]) -> None:
+    """An interaction answered by `fastpath` with UPDATE_MESSAGE counts as answered for discord.py."""
+    interaction.response._response_type = discord.InteractionResponseType.message_update

@@ -1,0 +1,124 @@
+"""The fast click route leans on two private parts of discord.py (the gateway's parser table and the
+response's answered mark): a real discord.py client against the fake Discord shows both still work,
+so a discord.py release that changes either fails here rather than leaving panels unanswered."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import re
+from collections.abc import AsyncIterator
+from typing import Any, ClassVar
+
+import discord
+import discord.gateway
+import discord.http
+import pytest
+
+from bot.discord_ui import faces
+from bot.discord_ui.fastclick import FastClicks
+from bot.discord_ui.fastpath import FastEdits
+from devkit.fake_discord import FakeDiscord, point_discord_py_at
+from devkit.fake_discord.pytest_plugin import started_fake_discord
+
+edits = FastEdits()
+
+
+class Pick:
+    """A button kind for the fast route: it answers by showing what was picked, then follows up."""
+
+    answered: ClassVar[list[tuple[str, bool]]] = []
+
+    def __init__(self, number: str) -> None:
+        self.number = number
+
+    @classmethod
+    def from_match(cls, match: re.Match[str]) -> Pick:
+        return cls(match["number"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await edits.update(interaction, faces.closed_panel(f"picked {self.number}"))
+        Pick.answered.append((self.number, interaction.response.is_done()))
+        await interaction.followup.send(f"follow-up of {self.number}", ephemeral=True)
+
+
+class Other(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"other:(?P<number>\d+)"):
+    """A button left to discord.py's own dispatch."""
+
+    def __init__(self, number: str) -> None:
+        super().__init__(discord.ui.Button(label="Other", custom_id=f"other:{number}"))
+        self.number = number
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: discord.ui.Item[Any],
+                             match: re.Match[str]) -> Other:
+        return cls(match["number"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(f"other {self.number}", ephemeral=True)
+
+
+class Client(discord.Client):
+    def __init__(self) -> None:
+        super().__init__(intents=discord.Intents(guilds=True), allowed_mentions=discord.AllowedMentions.none())
+        self.noted: list[int] = []
+        self.fast = FastClicks(self, [(r"pick:(?P<number>\d+)", Pick)], lambda i: self.noted.append(i.id))
+        self.ready = asyncio.Event()
+
+    async def setup_hook(self) -> None:
+        self.add_dynamic_items(Other)
+        self.fast.install()
+
+    async def on_ready(self) -> None:
+        self.ready.set()
+
+
+@contextlib.asynccontextmanager
+async def running(fake: FakeDiscord) -> AsyncIterator[Client]:
+    saved = (discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY)
+    point_discord_py_at(fake.api_base, fake.gateway_url)
+    client = Client()
+    runner = asyncio.create_task(client.start(fake.token))
+    try:
+        await asyncio.wait_for(client.ready.wait(), 5)
+        yield client
+    finally:
+        await client.close()
+        await edits.close()
+        with contextlib.suppress(Exception, asyncio.CancelledError):
+            await asyncio.wait_for(runner, 2)
+        discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved
+
+
+@pytest.mark.asyncio
+async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_through_discord_py() -> None:
+    Pick.answered.clear()
+    async with started_fake_discord() as fake:
+        owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
+        guild = fake.create_guild("Club", owner)
+        fake.add_member(guild, alice)
+        channel = fake.create_channel(guild, "spades")
+        async with running(fake) as client:
+            view = discord.ui.LayoutView(timeout=None)  # a panel's layout: text and a row of buttons
+            view.add_item(discord.ui.TextDisplay("choose"))
+            view.add_item(discord.ui.ActionRow(discord.ui.Button(label="Pick", custom_id="pick:3"), Other("5")))
+            sent = await client.get_partial_messageable(channel.id).send(view=view)
+            message = channel.messages[sent.id]
+
+            click = await fake.click_button(alice, message, "pick:3")
+            answer = await fake.wait_for_response(click)
+            assert answer.type == 7 and "picked 3" in message.text  # the clicked message shows the answer
+            for _ in range(100):  # the follow-up comes after the answer
+                if any("follow-up of 3" in m.text for m in channel.messages.values()):
+                    break
+                await asyncio.sleep(0.02)
+            else:
+                pytest.fail("the follow-up of a fast-answered click was not sent")
+            assert Pick.answered == [("3", True)]  # discord.py counts the raw answer as the answer
+            assert client.fast.taken == 1 and client.noted == [click.id]
+
+            again = await client.get_partial_messageable(channel.id).send(view=view)
+            other = await fake.click_button(alice, channel.messages[again.id], "other:5")
+            reply = await fake.wait_for_response(other)
+            assert reply.message is not None and reply.message.content == "other 5"
+            assert client.fast.taken == 1  # left to discord.py, which found its dynamic item

@@ -139,7 +139,7 @@ class Harness:
         """Let what the last step set off (a game's end heard, a post confirmed) finish."""
         for _ in range(100):
             await asyncio.sleep(0)
-            pending = [*self.host.tasks, *(self.tournaments._tasks if self._tournaments is not None else ())]
+            pending = [*self.host.tasks, *(self.tournaments._context.tasks if self._tournaments is not None else ())]
             if not pending:
                 return
             await asyncio.gather(*pending)

@@ -8,6 +8,7 @@ waiting for their turn costs nothing while others play.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from bot.discord_ui import render
@@ -69,12 +70,16 @@ def hand_button(game_id: str) -> Button:
     return Button("hand", (game_id,), f"spades:table:{game_id}:hand", "My hand", PRIMARY, emoji="🃏")
 
 
+# A panel is drawn again each time it may have changed (to compare it with what it shows): its
+# buttons, frozen and the same for every player of a game, are made once.
+@functools.lru_cache(maxsize=8192)
 def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
     label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
     return Button("bid", (game_id, bid), f"spades:bid:{game_id}:{bid}", label,
                   DANGER if bid == "blind" else PRIMARY, disabled=not enabled)
 
 
+@functools.lru_cache(maxsize=8192)
 def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
     red = card < 52 and card // 13 in RED_SUITS
     return Button("card", (game_id, card), f"spades:card:{game_id}:{card}", card_label(card),

@@ -68,7 +68,8 @@ class FastClicks:
         for pattern, kind in self._kinds:
             match = pattern.fullmatch(custom_id) if isinstance(custom_id, str) else None
             if match is not None:
-                interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
+                interaction: discord.Interaction[Any] = discord.Interaction(data=_without_components(data),  # type: ignore[arg-type]
+                                                                            state=state)
                 self._note(interaction)
                 self._run(kind.from_match(match).callback(interaction))
                 self.taken += 1
@@ -85,6 +86,16 @@ class FastClicks:
         task = asyncio.get_running_loop().create_task(run())
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+
+
+def _without_components(data: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The click as discord.py would parse it, less the clicked message's buttons: nothing reads
+    them (the button clicked is in the custom_id), and parsing a panel's twenty took more than half
+    the time of building the interaction (39 µs, 15 µs without)."""
+    message = data.get("message")
+    if not isinstance(message, dict) or not message.get("components"):
+        return data
+    return {**data, "message": {**message, "components": []}}
 
 
 def mark_updated(interaction: discord.Interaction[Any]) -> None:

@@ -6,7 +6,10 @@ Targets (from the issues), on both backends: append p99 < 5 ms; a leaderboard (e
 recovering 1,000 unfinished games < 3 s. SQLite is measured with the default synchronous=full (an
 fsync per commit, off the loop) and with `?synchronous=normal`; PostgreSQL with its defaults (a WAL
 flush per commit). `append_with_post` is the full append again with one outbox post per action (a
-hand summary's size). `append_concurrent` is many games saving actions at once: SQLite's group
+hand summary's size); `append_per_move` saves one move as the service does: the move's events (a
+deal's with the first move of a hand), the next turn's deadline and a table post. Each append figure
+has `cpu_us`, this process's CPU per save: the bot's share of the cost, which a server's speed
+hides from the wall times. `append_concurrent` is many games saving actions at once: SQLite's group
 commit against PostgreSQL's own commit path (pooled connections whose commits share log flushes).
 `open_s` is opening the big database (on SQLite most of it the `PRAGMA quick_check`).
 
@@ -16,11 +19,12 @@ does not: the big server is written in bulk straight into the schema (one by one
 would take many minutes), with the same row formats and the same openskill updates as
 `finish_game`, and the same rows on both backends. Finished games are seeded without their event
 logs, which no leaderboard or stats query reads. The last line printed is a JSON object with every
-figure.
+figure; `--appends-only` skips the big server (seconds instead of minutes), `--backend` picks one.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import random
@@ -42,7 +46,7 @@ import asyncpg  # noqa: E402
 
 from bot.ai.drive import drive, random_moves  # noqa: E402
 from bot.engine import Game, event_to_json  # noqa: E402
-from bot.store import Post, SeatResult, Store, open_store  # noqa: E402
+from bot.store import Deadline, Post, SeatResult, Store, open_store  # noqa: E402
 from bot.store.ratings import Rating, rate_game  # noqa: E402
 from bot.store.replay import dumps  # noqa: E402
 from devkit.pg import PgServer, PostgresNotFound, start_postgres  # noqa: E402  (the devkit's throwaway server, as the tests use)
@@ -200,26 +204,48 @@ async def load_postgresql(url: str, server: BigServer) -> None:
 SUMMARY = {"hand": 3, "bids": [3, 4, 2], "tricks": [4, 5, 4], "scores": [34, -40, 22], "bags": [1, 0, 2]}
 
 
-async def bench_append(url: str, with_post: bool = False) -> dict[str, float]:
-    """Each append is timed alone: one committed transaction per action."""
+def played_by_moves(game: Game, rng: random.Random, actions: int) -> tuple[Game, list[int]]:
+    """`play`, also giving the event count after each move."""
+    move_ends: list[int] = []
+    drive(game, random_moves(rng, blind_nil=0.3), until=lambda g: g.event_count >= actions,
+          moved=lambda g, _seat, _move: move_ends.append(g.event_count))  # fmt: skip
+    return game, move_ends
+
+
+Save = tuple[int, list[dict[str, Any]], Deadline | None, list[Post]]  # first seq, events, deadline, posts
+
+
+def saves_of(game: Game, kind: str, move_ends: list[int]) -> list[Save]:
+    """The saves that store `game`: one event each ("event"), one event and a hand summary
+    ("with_post"), or one move each with the next turn's deadline and a table post ("move")."""
+    events = [event_to_json(event) for event in game.events]
+    if kind != "move":
+        posts = [Post("hand_scored", SUMMARY)] if kind == "with_post" else []
+        return [(seq, [event], None, posts) for seq, event in enumerate(events, start=1)]
+    starts = [0, *move_ends[:-1]]
+    return [(start + 1, events[start:end], Deadline("remind", 1.8e9 + end), [Post("table", {"seq": end})])
+            for start, end in zip(starts, move_ends, strict=True)]  # fmt: skip
+
+
+async def bench_append(url: str, kind: str = "event") -> dict[str, float]:
+    """Each save is timed alone: one committed write per save (see `saves_of`)."""
     store = await open_store(url)
     rng = random.Random(1)
     samples: list[float] = []
+    cpu_s = 0.0
     try:
         for n in range(APPENDS // 300):
-            game = Game.new(f"a{n}", "cutthroat", seed=n)
-            play(game, rng, 300)
+            game, move_ends = played_by_moves(Game.new(f"a{n}", "cutthroat", seed=n), rng, 300)
             await store.create_game(game.game_id, guild_id=GUILD, channel_id=n, mode="cutthroat", rules={}, host_id=1)
             await store.start_game(game.game_id, game.setup_json())
-            for seq, event in enumerate(game.events, start=1):
-                payload = event_to_json(event)
-                start = time.perf_counter()
-                posts = [Post("hand_scored", SUMMARY)] if with_post else []
-                await store.append_events(game.game_id, seq, [payload], posts=posts)
+            for first_seq, events, deadline, posts in saves_of(game, kind, move_ends):
+                start, start_cpu = time.perf_counter(), time.process_time()
+                await store.append_events(game.game_id, first_seq, events, deadline, posts)
                 samples.append(time.perf_counter() - start)
+                cpu_s += time.process_time() - start_cpu
     finally:
         await store.close()
-    return {"appends": len(samples), **ms_percentiles(samples)}
+    return {"appends": len(samples), **ms_percentiles(samples), "cpu_us": round(1e6 * cpu_s / len(samples), 1)}
 
 
 async def bench_concurrent_appends(url: str) -> dict[str, float]:
@@ -312,69 +338,82 @@ async def _finish_games(store: Store) -> float:
 
 
 def targets(figures: dict[str, Any]) -> dict[str, bool]:
-    return {
-        "append_p99_under_5ms": figures["append"]["p99_ms"] < 5,
-        "leaderboard_under_20ms": max(figures["leaderboard_ms"].values()) < 20,
-        "recovery_under_3s": figures["startup_with_recovery_s"] < 3,
-    }
+    met = {"append_p99_under_5ms": figures["append"]["p99_ms"] < 5}
+    if "leaderboard_ms" in figures:
+        met["leaderboard_under_20ms"] = max(figures["leaderboard_ms"].values()) < 20
+        met["recovery_under_3s"] = figures["startup_with_recovery_s"] < 3
+    return met
 
 
-async def bench_sqlite(folder: Path, big: BigServer) -> dict[str, Any]:
+async def bench_sqlite(folder: Path, big: BigServer | None) -> dict[str, Any]:
     def url(name: str, option: str = "") -> str:
         return f"sqlite:///{folder / name}.db{option}"
 
     figures: dict[str, Any] = {"version": sqlite3.sqlite_version}
     figures["append"] = await bench_append(url("append"))
     figures["append_synchronous_normal"] = await bench_append(url("normal", "?synchronous=normal"))
-    figures["append_with_post"] = await bench_append(url("post"), with_post=True)
+    figures["append_with_post"] = await bench_append(url("post"), "with_post")
+    figures["append_per_move"] = await bench_append(url("move"), "move")
     figures["append_concurrent"] = await bench_concurrent_appends(url("concurrent"))
+    if big is not None:
+        seed = big
 
-    async def load() -> None:
-        load_sqlite(url("big"), big)
+        async def load() -> None:
+            load_sqlite(url("big"), seed)
 
-    figures |= await bench_big_server(url("big"), load)
+        figures |= await bench_big_server(url("big"), load)
     return figures | {"targets_met": targets(figures)}
 
 
-async def bench_postgresql(server: PgServer, big: BigServer) -> dict[str, Any]:
+async def bench_postgresql(server: PgServer, big: BigServer | None) -> dict[str, Any]:
     version = server.sql("SHOW server_version").strip()
     figures: dict[str, Any] = {"version": version}
     figures["append"] = await bench_append(server.create_database("append"))
-    figures["append_with_post"] = await bench_append(server.create_database("post"), with_post=True)
+    figures["append_with_post"] = await bench_append(server.create_database("post"), "with_post")
+    figures["append_per_move"] = await bench_append(server.create_database("move"), "move")
     figures["append_concurrent"] = await bench_concurrent_appends(server.create_database("concurrent"))
-    url = server.create_database("big")
-    figures |= await bench_big_server(url, lambda: load_postgresql(url, big))
+    if big is not None:
+        seed, url = big, server.create_database("big")
+        figures |= await bench_big_server(url, lambda: load_postgresql(url, seed))
     return figures | {"targets_met": targets(figures)}
 
 
-async def main() -> dict[str, Any]:
-    big = BigServer()
-    finished_games(big)
-    unfinished_games(big)
-    with tempfile.TemporaryDirectory() as name:
-        folder = Path(name)
-        sqlite_figures = await bench_sqlite(folder, big)
-        try:
-            server = start_postgres(folder, durable=True)  # commits as in production
-        except PostgresNotFound as missing:
-            postgresql_figures: dict[str, Any] = {"skipped": str(missing)}
-        else:
-            try:
-                postgresql_figures = await bench_postgresql(server, big)
-            finally:
-                server.discard()
-    return {
-        "bench": "store",
-        "server": {
+async def main(backends: tuple[str, ...], appends_only: bool) -> dict[str, Any]:
+    big = None
+    if not appends_only:
+        big = BigServer()
+        finished_games(big)
+        unfinished_games(big)
+    figures: dict[str, Any] = {"bench": "store"}
+    if big is not None:
+        figures["server"] = {
             "finished_games": FINISHED_GAMES,
             "players": PLAYERS,
             "unfinished_games": UNFINISHED_GAMES,
             "events_per_unfinished_game": EVENTS_PER_UNFINISHED,
-        },
-        "sqlite": sqlite_figures,
-        "postgresql": postgresql_figures,
-    }
+        }
+    with tempfile.TemporaryDirectory() as name:
+        folder = Path(name)
+        if "sqlite" in backends:
+            figures["sqlite"] = await bench_sqlite(folder, big)
+        if "postgresql" in backends:
+            try:
+                server = start_postgres(folder, durable=True)  # commits as in production
+            except PostgresNotFound as missing:
+                figures["postgresql"] = {"skipped": str(missing)}
+            else:
+                try:
+                    figures["postgresql"] = await bench_postgresql(server, big)
+                finally:
+                    server.discard()
+    return figures
 
 
 if __name__ == "__main__":
-    print(json.dumps(asyncio.run(main())))
+    parser = argparse.ArgumentParser(description="Store benchmarks, SQLite and PostgreSQL side by side.")
+    parser.add_argument("--backend", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--appends-only", action="store_true",
+                        help="only the append figures, without the big server (seconds instead of minutes)")
+    args = parser.parse_args()
+    chosen = ("sqlite", "postgresql") if args.backend == "both" else (args.backend,)
+    print(json.dumps(asyncio.run(main(chosen, args.appends_only))))

@@ -161,13 +161,18 @@ async def append_refusal(tx: Transaction, game_id: str, seq: int) -> StoreError:
         " FROM games WHERE game_id = $1",
         game_id,
     )
-    if row is None:
+    return refusal(game_id, seq, None, 0) if row is None else refusal(game_id, seq, row["status"], row["last"])
+
+
+def refusal(game_id: str, seq: int, status: str | None, last: int) -> StoreError:
+    """Why appending from `seq` was refused, given the game's status (None: no such game) and last seq."""
+    if status is None:
         return GameNotFoundError(f"no game {game_id!r}")
-    if row["status"] != "playing":
-        return GameStateError(f"game {game_id!r} is {row['status']}; it takes no more events")
-    if seq <= row["last"]:
-        return DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {row['last']})")
-    return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {row['last'] + 1}")
+    if status != "playing":
+        return GameStateError(f"game {game_id!r} is {status}; it takes no more events")
+    if seq <= last:
+        return DuplicateEventError(f"game {game_id!r}: event {seq} is already stored (last is {last})")
+    return EventGapError(f"game {game_id!r}: event {seq} would leave a gap; next is {last + 1}")
 
 
 async def cancel(tx: Transaction, game_id: str, posts: Sequence[PostRow], now: float) -> list[int]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import re
 import sqlite3
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from bot.store import (
     EventSequenceError,
     GameNotFoundError,
     GameStateError,
+    Post,
     Seat,
     Store,
     open_store,
@@ -124,6 +126,54 @@ async def test_refusals_name_the_problem_and_write_nothing(store: Store) -> None
     with pytest.raises(EventSequenceError):
         await store.append_event("g1", 0, events[0])
     assert await stored_events(store, "g1") == events[:2]
+
+
+async def test_an_action_of_several_events_saves_its_deadline_and_posts_with_it(store: Store) -> None:
+    first = random_game("g1", actions=3)
+    n = first.event_count
+    events = [event_to_json(e) for e in random_game("g1", actions=n + 6).events]
+    await store_game(store, first)
+    posts = [Post("a", {"n": 1}), Post("b", {}), Post("c", {"n": 3})]
+    ids = await store.append_events("g1", n + 1, events[n : n + 3], Deadline("remind", 50.0), posts)
+    pending = await store.pending_posts()
+    assert [(p.kind, p.payload) for p in pending] == [("a", {"n": 1}), ("b", {}), ("c", {"n": 3})]
+    assert ids == [p.post_id for p in pending]
+    assert await stored_events(store, "g1") == events[: n + 3]
+    assert (await store.get_game("g1")).deadline == Deadline("remind", 50.0)  # type: ignore[union-attr]
+
+    await store.append_events("g1", n + 4, events[n + 3 : n + 5])  # no deadline given: it stays
+    assert (await store.get_game("g1")).deadline == Deadline("remind", 50.0)  # type: ignore[union-attr]
+    assert await store.append_events("g1", n + 6, events[n + 5 : n + 6], None) == []  # None clears it
+    assert (await store.get_game("g1")).deadline is None  # type: ignore[union-attr]
+    assert await stored_events(store, "g1") == events[: n + 6]
+    assert await store.pending_posts() == pending
+
+
+async def test_a_refused_action_leaves_nothing_of_itself_behind(store: Store) -> None:
+    first = random_game("g1", actions=4)
+    n = first.event_count + 1
+    events = [event_to_json(e) for e in random_game("g1", actions=n + 4).events]
+    await store_game(store, first)
+    await store.append_events("g1", n, events[n - 1 : n], Deadline("remind", 1.0), [Post("kept", {})])
+    await store.create_game("lobby", guild_id=GUILD, channel_id=CHANNEL, mode="cutthroat", rules={}, host_id=None)
+    await store_game(store, random_game("gone", actions=4))
+    await store.cancel_game("gone")
+    attempts = [
+        ("g1", n, DuplicateEventError, f"game 'g1': event {n} is already stored (last is {n})"),
+        ("g1", n - 2, DuplicateEventError, f"game 'g1': event {n - 2} is already stored (last is {n})"),
+        ("g1", n + 2, EventGapError, f"game 'g1': event {n + 2} would leave a gap; next is {n + 1}"),
+        ("lobby", 1, GameStateError, "game 'lobby' is lobby; it takes no more events"),
+        ("gone", 5, GameStateError, "game 'gone' is cancelled; it takes no more events"),
+        ("nope", 1, GameNotFoundError, "no game 'nope'"),
+    ]
+    for game_id, seq, refused, says in attempts:  # each of three events, with a deadline and posts
+        with pytest.raises(refused, match=f"^{re.escape(says)}$"):
+            await store.append_events(game_id, seq, events[seq - 1 : seq + 2], Deadline("takeover", 99.0),
+                                      [Post("refused", {}), Post("refused", {})])  # fmt: skip
+    assert await stored_events(store, "g1") == events[:n]
+    assert [(p.game_id, p.kind) for p in await store.pending_posts()] == [("g1", "kept")]
+    deadlines = {game_id: (await store.get_game(game_id)).deadline for game_id in ("g1", "lobby", "gone")}  # type: ignore[union-attr]
+    assert deadlines == {"g1": Deadline("remind", 1.0), "lobby": None, "gone": None}
 
 
 _examples = itertools.count()

@@ -6,15 +6,18 @@ connections, so their transactions really do run side by side on the server."""
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
 
-from bot.engine import Game
+from bot.engine import Game, event_to_json
 from bot.store import (
     ChannelBusyError,
+    Deadline,
+    DuplicateEventError,
     GameStateError,
     Post,
     ShardInUseError,
@@ -181,3 +184,65 @@ async def test_two_processes_finishing_the_same_game_count_it_once(two_stores: t
     assert [p.kind for p in await second.pending_posts()] == ["game_over"]
     with pytest.raises(GameStateError):
         await second.cancel_game("g")
+
+
+async def test_two_processes_saving_the_same_actions_store_each_once(two_stores: tuple[Store, Store]) -> None:
+    first, second = two_stores
+    events = [event_to_json(e) for e in random_game("g", actions=40).events]
+    await store_game(first, random_game("g", actions=0))  # started, no events yet
+    actions = [(seq, events[seq - 1 : seq + 1]) for seq in range(1, 40, 2)]  # two events each
+
+    async def save_all(store: Store, who: str) -> list[list[int] | None]:
+        """Every action in turn, as a process would that missed the other's saves; None: a duplicate."""
+        saved: list[list[int] | None] = []
+        for seq, chunk in actions:
+            try:
+                posts = [Post(who, {"seq": seq})]
+                saved.append(await store.append_events("g", seq, chunk, Deadline("remind", seq), posts))
+            except DuplicateEventError:
+                saved.append(None)
+        return saved
+
+    ours, theirs = await asyncio.gather(save_all(first, "first"), save_all(second, "second"))
+    assert all((a is None) != (b is None) for a, b in zip(ours, theirs, strict=True))  # each saved by one
+    stored = await second.load_game("g")
+    assert stored is not None and stored.game is not None
+    assert [event_to_json(e) for e in stored.game.events] == events[:40]
+    assert stored.info.deadline == Deadline("remind", 39)
+    pending = await first.pending_posts()  # the winner's post of each action, none of the losers'
+    assert [p.payload["seq"] for p in pending] == [seq for seq, _ in actions]
+    assert [[p.post_id] for p in pending] == [a if a is not None else b for a, b in zip(ours, theirs, strict=True)]
+
+
+async def test_a_seq_another_process_stores_during_a_save_refuses_it_whole(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The save read the last seq before the other process's insert of the next one committed: it
+    waits for that commit and is refused as a duplicate, keeping none of its events, deadline or posts."""
+    monkeypatch.setattr(pg_connection, "LOCK_TIMEOUT_MS", 60_000)  # the held insert must not time out
+    store = await open_store(pg_url)
+    other, watcher = await asyncpg.connect(pg_url), await asyncpg.connect(pg_url)
+    try:
+        first = random_game("g", actions=4)
+        n = first.event_count
+        events = [event_to_json(e) for e in random_game("g", actions=n + 2).events]
+        await store_game(store, first)
+        held = other.transaction()
+        await held.start()
+        await other.execute("INSERT INTO events (game_id, seq, event_json, created_at) VALUES ('g', $1, $2, 0)",
+                            n + 1, json.dumps(events[n]))  # fmt: skip
+        saving = asyncio.create_task(
+            store.append_events("g", n + 1, events[n : n + 2], Deadline("remind", 9.0), [Post("table", {})])
+        )
+        await _wait_for_waiters(watcher, 1)
+        await held.commit()
+        with pytest.raises(DuplicateEventError, match=f"^game 'g': event {n + 1} is already stored$"):
+            await saving
+        stored = await store.load_game("g")
+        assert stored is not None and stored.game is not None
+        assert [event_to_json(e) for e in stored.game.events] == events[: n + 1]
+        assert stored.info.deadline is None and await store.pending_posts() == []
+    finally:
+        await other.close()
+        await watcher.close()
+        await store.close()

@@ -5,8 +5,9 @@ what SQLite gets from its group commit, PostgreSQL gets from its own commit path
 commits of concurrent transactions share one flush of its log. A write, once handed over, runs to
 its end even if its caller gives up (a shutdown, a timeout), so it is made or refused whole; `close`
 waits for such writes. One game's actions are saved one at a time, in the order they were handed
-over, as SQLite's single writer does; different games' go side by side. Reads run in one
-read-only snapshot each.
+over, as SQLite's single writer does; different games' go side by side. An action, the most frequent
+write, is one statement that is a transaction of its own (`append`): no BEGIN and COMMIT round trips.
+Reads run in one read-only snapshot each.
 
 Concurrency that SQLite's single writer hid is explicit here: one active game per channel is a
 unique index; finishing takes the game's row lock, then the server-and-mode's leaderboard lock
@@ -18,20 +19,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 import asyncpg
 
-from bot.store.errors import DuplicateEventError
 from bot.store.games import Action, append_action
 from bot.store.models import ShardSet
-from bot.store.postgresql import connection
+from bot.store.postgresql import append, connection
 from bot.store.postgresql.connection import PgTransaction
 from bot.store.postgresql.errors import DRIVER_ERRORS, commit_lost, store_error
 from bot.store.postgresql.locks import ShardClaims
 from bot.store.postgresql.migrate import migrate
-from bot.store.sql import Operation, Transaction
+from bot.store.sql import Operation
 from bot.store.sql_store import SqlStore
 
 T = TypeVar("T")
@@ -61,20 +61,11 @@ class _OneAtATime:
 
 
 def _connection_lost(exc: BaseException) -> bool:
-    """Whether a failed COMMIT may have reached the server: the connection, not the server, failed."""
+    """Whether a failed COMMIT (or a statement that commits itself) may have been committed: the
+    connection, not the server's answer to it, failed."""
     if isinstance(exc, asyncpg.PostgresError):
         return str(exc.sqlstate)[:2] in ("08", "57")
     return True
-
-
-async def _append_or_refuse(tx: Transaction, action: Action) -> list[int]:
-    try:
-        return await append_action(tx, action, time.time())
-    except asyncpg.UniqueViolationError as exc:
-        if exc.constraint_name != "events_pkey":
-            raise
-        # another process stored one of these seqs between the check and the insert
-        raise DuplicateEventError(f"game {action.game_id!r}: event {action.first_seq} is already stored") from exc
 
 
 class PostgresStore(SqlStore):
@@ -188,4 +179,21 @@ class PostgresStore(SqlStore):
 
     async def _append_in_turn(self, action: Action) -> list[int]:
         async with self._per_game.hold(action.game_id):
-            return await self._transaction(lambda tx: _append_or_refuse(tx, action))
+            if not action.payloads:  # posts or a deadline alone: no seq to check, the shared transaction
+                return await self._transaction(lambda tx: append_action(tx, action, time.time()))
+            return await self._one_statement(lambda conn: append.in_one_statement(conn, action, time.time()))
+
+    async def _one_statement(self, write: Callable[[Any], Awaitable[T]]) -> T:
+        """Run `write`, one statement on a pooled connection and a transaction of its own (no BEGIN
+        or COMMIT to wait for). Its commit is part of it, so a connection lost while it runs leaves
+        the save made or not, as a lost COMMIT does; a statement the server refused saved nothing."""
+        try:
+            async with self._pool.acquire() as conn:
+                try:
+                    return await write(conn)
+                except DRIVER_ERRORS as exc:
+                    if _connection_lost(exc):
+                        raise commit_lost(exc, self._target) from exc
+                    raise
+        except DRIVER_ERRORS as exc:
+            raise store_error(exc, self._target, writing=True) from exc

@@ -81,6 +81,7 @@ PG_MISSING = "PostgreSQL configurations need devkit/pg.py (the PostgreSQL store)
 TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the shards
 PLAYERS = 3
 BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING"}
+PREPARE_TABLE_S = 60.0  # at most this long getting one table ready
 PREPARE_AT_ONCE = 50  # tables getting ready together before an open-loop run (more made acks late on 2 cores)
 STAGGER_MOVES = 54  # a cutthroat hand: 3 bids and 51 cards, and games to 50 with mercy 50 last about one
 OVERLOADED_P99_MS = 1000.0  # a sweep stops after a rate this slow, or that lost answers: higher ones only
@@ -367,8 +368,8 @@ async def prepare(tables: Sequence[Table], rng: random.Random) -> None:
     limit = asyncio.Semaphore(PREPARE_AT_ONCE)
 
     async def one(table: Table, moves: int) -> None:
-        async with limit:
-            await play_closed(table, time.monotonic() + 300.0,
+        async with limit:  # a table the bot leaves stuck (an old baseline does) gives its slot up soon
+            await play_closed(table, time.monotonic() + PREPARE_TABLE_S,
                               until=lambda: table.phase == "play" and table.moves >= moves)
 
     await asyncio.gather(*(one(t, rng.randrange(STAGGER_MOVES)) for t in tables))

@@ -24,9 +24,7 @@ import functools
 import io
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import discord
@@ -35,12 +33,14 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, nonce, working
 from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits, RateLimited
+from bot.discord_ui.hand_dms import HandDMs
 from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
 from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view, table_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
-from bot.engine import Phase, seat_view
+from bot.engine import Phase
 from bot.service import (
     ActedForPlayer,
     Change,
@@ -66,93 +66,8 @@ log = logging.getLogger(__name__)
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST = 1.0
-DM_CLOSED = 50007
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
-DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
-
-
-class Repost:
-    """`/spades table`: show the table (or a lobby) again at the bottom of the channel."""
-
-
-@dataclass(frozen=True)
-class Wake:
-    """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again; with
-    `panels`, the panels are brought up to date too (the game moved on while a click was answered)."""
-
-    panels: bool = False
-
-
-class _TableDue:
-    """For the lane: the game changed, so the table is to be brought up to date at its pace."""
-
-
-_TABLE = _TableDue()
-
-
-class Jobs:
-    """Calls made one after another in the background, in the order given (a game's direct
-    messages: they wait for the budget behind everything else, and nothing waits for them)."""
-
-    def __init__(self) -> None:
-        self._queue: asyncio.Queue[Callable[[], Awaitable[object]]] = asyncio.Queue()
-        self._task: asyncio.Task[None] | None = None
-        self._busy = False
-
-    @property
-    def idle(self) -> bool:
-        return not self._busy and self._queue.empty()
-
-    def add(self, job: Callable[[], Awaitable[object]]) -> None:
-        if self._task is None or self._task.done():
-            self._task = asyncio.create_task(self._run())
-        self._queue.put_nowait(job)
-
-    async def _run(self) -> None:
-        while True:
-            job = await self._queue.get()
-            self._busy = True
-            try:
-                await job()
-            except Exception:  # one message that can't be sent must not stop the next
-                log.exception("a direct message failed")
-            finally:
-                self._busy = False
-
-    def cancel(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-
-
-@dataclass
-class Desk:
-    """One game's publishing state."""
-
-    panels: PanelSet
-    queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
-    task: asyncio.Task[None] | None = None
-    last_table: float = 0.0  # when the table was last brought up to date
-    table_stale: bool = False  # it was left behind to keep its pace: an edit is due at last_table + gap
-    table_id: int | None = None  # the table message this worker last knew of
-    table_via: Via | None = None  # the webhook that posted it, while it can edit it
-    below_table: int = 0  # messages posted under the table since it was posted
-    table_hand: int = 0  # the hand the table was posted for
-    ping: tuple[int, int, Via | None] | None = None  # (message id, game token, webhook) of the turn mention
-    dms_owed: dict[int, int] = field(default_factory=dict)  # user id -> hand whose DM waits for a blind-nil choice
-    dm_failed: set[int] = field(default_factory=set)
-    access_lost_since: float | None = None
-    channel_gone: bool = False
-    busy: bool = False
-    live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
-    lane: asyncio.Queue[tuple[LiveGame, Change | _TableDue]] = field(default_factory=asyncio.Queue)
-    lane_task: asyncio.Task[None] | None = None
-    lane_busy: bool = False
-    repost: bool = False  # the table is to be posted anew at the bottom (`/spades table`)
-    dms: Jobs = field(default_factory=Jobs)
-    dms_checked: bool = False  # a look at the held-back direct messages is queued
-    lobby_via: Via | None = None  # the interaction whose answer is the lobby message
-    lobby_shown: tuple[str, str] | None = None  # what the lobby message shows: text and status
 
 
 class Publisher:
@@ -167,10 +82,10 @@ class Publisher:
         self.channel_lost_timeout = channel_lost_timeout
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
-        self._dm_channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
         self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
+        self.dms = HandDMs(client, self.budget, self._say)
 
     @property
     def games(self) -> GameService:
@@ -233,9 +148,9 @@ class Publisher:
     async def close(self, timeout: float = 5.0) -> bool:
         """Finish what is queued (up to `timeout`), then stop. True if nothing was left undone."""
         deadline = time.monotonic() + timeout
-        while any(_working(d) for d in self._desks.values()) and time.monotonic() < deadline:
+        while any(working(d) for d in self._desks.values()) and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
-        drained = not any(_working(d) for d in self._desks.values())
+        drained = not any(working(d) for d in self._desks.values())
         tasks = [t for d in self._desks.values() for t in (d.task, d.lane_task) if t is not None]
         for task in tasks:
             task.cancel()
@@ -288,12 +203,12 @@ class Publisher:
             if (refresh or panels) and live.game is not None:
                 await self._refresh_panels(desk, live)
             if refresh:
-                self._to_lane(desk, live, _TABLE)
+                self._to_lane(desk, live, TABLE_DUE)
             desk.busy = False
             if self._done_with(game_id, desk, live):
                 return
 
-    def _to_lane(self, desk: Desk, live: LiveGame, item: Change | _TableDue) -> None:
+    def _to_lane(self, desk: Desk, live: LiveGame, item: Change | TableDue) -> None:
         if desk.lane_task is None or desk.lane_task.done():
             desk.lane_task = asyncio.create_task(self._lane_work(live.game_id, desk))
         desk.lane.put_nowait((live, item))
@@ -323,7 +238,7 @@ class Publisher:
                     continue
                 live, item = latest, None
             desk.lane_busy = True
-            if isinstance(item, _TableDue):
+            if isinstance(item, TableDue):
                 desk.table_stale = True
             elif item is not None:
                 await self._deliver(desk, live, item)
@@ -332,7 +247,7 @@ class Publisher:
                     await self._table_if_due(desk, live)
                 if live.game is not None and desk.dms_owed and not desk.dms_checked:
                     desk.dms_checked = True
-                    desk.dms.add(functools.partial(self._send_owed_dms, desk, live))
+                    desk.dms.add(functools.partial(self.dms.send_owed, desk, live))
                 if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
                     (ping_id, _, via), desk.ping = desk.ping, None
                     await self._delete(live.channel_id, ping_id, via)
@@ -354,7 +269,7 @@ class Publisher:
     def _done_with(self, game_id: str, desk: Desk, live: LiveGame) -> bool:
         """A game that has ended and shows its end everywhere (no panel, post or table put off for
         later): nothing per game outlives it."""
-        if (live.active or _working(desk) or desk.panels.retry_at is not None or desk.table_stale):
+        if (live.active or working(desk) or desk.panels.retry_at is not None or desk.table_stale):
             return False
         self._drop(game_id, desk)
         return True
@@ -520,7 +435,7 @@ class Publisher:
                 pass
         # Posted through the channel: a nonce keeps a post repeated after a crash from showing twice.
         await self.budget.take(Priority.OWED)
-        await self._channel(live).send(view=draw(face), **_nonce(live, change.post_id))
+        await self._channel(live).send(view=draw(face), **nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
         game = live.game
@@ -535,7 +450,7 @@ class Publisher:
             await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
                                                 allowed_mentions=discord.AllowedMentions.none())
             return
-        await self._say(live, text, view=rematch_view(live.game_id), file=chart, **_nonce(live, change.post_id))
+        await self._say(live, text, view=rematch_view(live.game_id), file=chart, **nonce(live, change.post_id))
 
     async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> None:
         text = render.cancelled_text(change.reason)
@@ -543,13 +458,13 @@ class Publisher:
             for seat in live.seats:
                 if seat.user_id is not None:
                     with contextlib.suppress(discord.HTTPException):
-                        channel = await self._dm_channel(seat.user_id)
+                        channel = await self.dms.channel(seat.user_id)
                         await self.budget.take(Priority.OWED)
                         await channel.send(f"Your Spades game in <#{live.channel_id}> was cancelled "
                                            f"({change.reason}). Nothing counts toward the leaderboard.")
             return
         await self._guard(desk, live, lambda: self._render_lobby(desk, live))
-        await self._guard(desk, live, lambda: self._say(live, text, **_nonce(live, change.post_id)))
+        await self._guard(desk, live, lambda: self._say(live, text, **nonce(live, change.post_id)))
 
     async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
         """One mention for a person whose turn began a few seconds ago, with a way to their cards."""
@@ -567,58 +482,9 @@ class Publisher:
         desk.ping = (message.id, change.token, None)
 
     async def _deal_by_dm(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
-        await self._guard(desk, live, lambda: self._send_hands(desk, live, change))
+        await self._guard(desk, live, lambda: self.dms.deal(desk, live, change))
         if change.post_id is not None:
             await self.games.delivered(change.post_id)
-
-    async def _send_hands(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
-        """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
-        has chosen (its cards are shown nowhere before)."""
-        game = live.game
-        if game is None or game.hand_number != change.hand_number or game.is_over:
-            return  # an old deal published again after a restart: the table shows what is current
-        desk.dms_owed.clear()
-        for seat in live.seats:
-            if seat.user_id is None:
-                continue
-            if game.cards_hidden(seat.seat):
-                desk.dms_owed[seat.user_id] = change.hand_number
-                continue
-            await self._send_hand(desk, live, seat.user_id, seat.seat, _nonce(live, change.post_id, f"d{seat.seat}"))
-
-    async def _send_owed_dms(self, desk: Desk, live: LiveGame) -> None:
-        """The direct messages held back for a blind-nil choice, once made. (Not kept across a
-        restart: the panel shows the cards anyway.)"""
-        desk.dms_checked = False
-        game = live.game
-        if game is None:
-            return
-        for user_id, hand in list(desk.dms_owed.items()):
-            seat = live.seat_of(user_id)
-            if seat is None or hand != game.hand_number or game.is_over:
-                del desk.dms_owed[user_id]
-            elif not game.cards_hidden(seat):
-                del desk.dms_owed[user_id]
-                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
-                    await self._send_hand(desk, live, user_id, seat, {})
-
-    async def _send_hand(self, desk: Desk, live: LiveGame, user_id: int, seat: int, nonce: dict[str, Any]) -> None:
-        game = live.game
-        assert game is not None
-        text = render.dm_text(live, seat_view(game, seat), _table_link(live))
-        try:
-            channel = await self._dm_channel(user_id)
-            await self.budget.take(Priority.DM)
-            await channel.send(text, **nonce)
-        except discord.Forbidden as error:
-            if error.code not in (DM_CLOSED, None):
-                raise
-            if user_id in desk.dm_failed:
-                return
-            desk.dm_failed.add(user_id)
-            name = render.seat_name(live, seat)
-            await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
-                                  "the table or `/spades hand` to see your cards; the game goes on.")
 
     # ------------------------------------------------------------------------- refreshing
     async def _refresh_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
@@ -684,30 +550,3 @@ class Publisher:
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))
 
-    async def _dm_channel(self, user_id: int) -> discord.PartialMessageable:
-        """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so
-        with more players than that every hand dealt cost a request to open each DM again; and with
-        no member intent the user is rarely cached, so the channel is opened from the id alone."""
-        channel_id = self._dm_channels.get(user_id)
-        if channel_id is None:
-            await self.budget.take(Priority.DM)
-            channel_id = (await self.client.create_dm(discord.Object(user_id))).id
-            self._dm_channels[user_id] = channel_id
-            if len(self._dm_channels) > DM_CHANNELS_KEPT:
-                self._dm_channels.popitem(last=False)
-        else:
-            self._dm_channels.move_to_end(user_id)
-        return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
-
-
-def _working(desk: Desk) -> bool:
-    return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty() or not desk.dms.idle
-
-
-def _nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:
-    """The same nonce for the same owed post however often it is sent: Discord then shows it once."""
-    return {} if post_id is None else {"nonce": f"{live.game_id}p{post_id}{suffix}"[:25]}
-
-
-def _table_link(live: LiveGame) -> str:
-    return f"https://discord.com/channels/{live.guild_id}/{live.channel_id}"

@@ -29,5 +29,5 @@ async def test_more_players_than_discord_py_remembers_each_open_their_dm_once() 
     players = range(1, 301)  # discord.py itself keeps only the last 128 DM channels
     for _hand in range(3):
         for user_id in players:
-            assert await publisher._dm_channel(user_id) == (10_000 + user_id, discord.ChannelType.private)
+            assert await publisher.dms.channel(user_id) == (10_000 + user_id, discord.ChannelType.private)
     assert client.opened == list(players)

@@ -1,0 +1,108 @@
+"""One game's publishing state (its `Desk`) and what its workers are handed: the changes to show,
+and the direct messages that run behind them (`Jobs`)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.discord_ui.panels import PanelSet
+from bot.discord_ui.webhooks import Via
+from bot.service import Change, LiveGame
+
+log = logging.getLogger(__name__)
+
+
+class Repost:
+    """`/spades table`: show the table (or a lobby) again at the bottom of the channel."""
+
+
+@dataclass(frozen=True)
+class Wake:
+    """Nothing to publish: a new panel to watch, so the worker reckons its sleep time again; with
+    `panels`, the panels are brought up to date too (the game moved on while a click was answered)."""
+
+    panels: bool = False
+
+
+class TableDue:
+    """For the lane: the game changed, so the table is to be brought up to date at its pace."""
+
+
+TABLE_DUE = TableDue()
+
+
+class Jobs:
+    """Calls made one after another in the background, in the order given (a game's direct
+    messages: they wait for the budget behind everything else, and nothing waits for them)."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[Callable[[], Awaitable[object]]] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._busy = False
+
+    @property
+    def idle(self) -> bool:
+        return not self._busy and self._queue.empty()
+
+    def add(self, job: Callable[[], Awaitable[object]]) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.create_task(self._run())
+        self._queue.put_nowait(job)
+
+    async def _run(self) -> None:
+        while True:
+            job = await self._queue.get()
+            self._busy = True
+            try:
+                await job()
+            except Exception:  # one message that can't be sent must not stop the next
+                log.exception("a direct message failed")
+            finally:
+                self._busy = False
+
+    def cancel(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+
+
+@dataclass
+class Desk:
+    """One game's publishing state."""
+
+    panels: PanelSet
+    queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
+    task: asyncio.Task[None] | None = None
+    last_table: float = 0.0  # when the table was last brought up to date
+    table_stale: bool = False  # it was left behind to keep its pace: an edit is due at last_table + gap
+    table_id: int | None = None  # the table message this worker last knew of
+    table_via: Via | None = None  # the webhook that posted it, while it can edit it
+    below_table: int = 0  # messages posted under the table since it was posted
+    table_hand: int = 0  # the hand the table was posted for
+    ping: tuple[int, int, Via | None] | None = None  # (message id, game token, webhook) of the turn mention
+    dms_owed: dict[int, int] = field(default_factory=dict)  # user id -> hand whose DM waits for a blind-nil choice
+    dm_failed: set[int] = field(default_factory=set)
+    access_lost_since: float | None = None
+    channel_gone: bool = False
+    busy: bool = False
+    live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
+    lane: asyncio.Queue[tuple[LiveGame, Change | TableDue]] = field(default_factory=asyncio.Queue)
+    lane_task: asyncio.Task[None] | None = None
+    lane_busy: bool = False
+    repost: bool = False  # the table is to be posted anew at the bottom (`/spades table`)
+    dms: Jobs = field(default_factory=Jobs)
+    dms_checked: bool = False  # a look at the held-back direct messages is queued
+    lobby_via: Via | None = None  # the interaction whose answer is the lobby message
+    lobby_shown: tuple[str, str] | None = None  # what the lobby message shows: text and status
+
+
+def working(desk: Desk) -> bool:
+    return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty() or not desk.dms.idle
+
+
+def nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:
+    """The same nonce for the same owed post however often it is sent: Discord then shows it once."""
+    return {} if post_id is None else {"nonce": f"{live.game_id}p{post_id}{suffix}"[:25]}

@@ -1,0 +1,100 @@
+"""Each player's hand by direct message: one post per deal, never edited (the panel follows the
+cards), sent behind everything else in the token's budget. A seat deciding on blind nil gets its
+hand once it has chosen; a player whose direct messages are closed is told once, on the table, to
+use the panel."""
+
+from __future__ import annotations
+
+import contextlib
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import discord
+
+from bot.discord_ui import render
+from bot.discord_ui.budget import Priority, RestBudget
+from bot.discord_ui.desk import Desk, nonce
+from bot.discord_ui.panels import TRANSIENT
+from bot.engine import seat_view
+from bot.service import HandDealt, LiveGame
+
+DM_CLOSED = 50007
+DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
+
+
+class HandDMs:
+    def __init__(self, client: discord.Client, budget: RestBudget,
+                 say: Callable[[LiveGame, str], Awaitable[object]]) -> None:
+        self.client = client
+        self.budget = budget
+        self._say = say  # a line on the game's table
+        self._channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
+
+    async def deal(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
+        """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
+        has chosen (its cards are shown nowhere before)."""
+        game = live.game
+        if game is None or game.hand_number != change.hand_number or game.is_over:
+            return  # an old deal published again after a restart: the table shows what is current
+        desk.dms_owed.clear()
+        for seat in live.seats:
+            if seat.user_id is None:
+                continue
+            if game.cards_hidden(seat.seat):
+                desk.dms_owed[seat.user_id] = change.hand_number
+                continue
+            await self._send(desk, live, seat.user_id, seat.seat, nonce(live, change.post_id, f"d{seat.seat}"))
+
+    async def send_owed(self, desk: Desk, live: LiveGame) -> None:
+        """The direct messages held back for a blind-nil choice, once made. (Not kept across a
+        restart: the panel shows the cards anyway.)"""
+        desk.dms_checked = False
+        game = live.game
+        if game is None:
+            return
+        for user_id, hand in list(desk.dms_owed.items()):
+            seat = live.seat_of(user_id)
+            if seat is None or hand != game.hand_number or game.is_over:
+                del desk.dms_owed[user_id]
+            elif not game.cards_hidden(seat):
+                del desk.dms_owed[user_id]
+                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    await self._send(desk, live, user_id, seat, {})
+
+    async def _send(self, desk: Desk, live: LiveGame, user_id: int, seat: int, nonce: dict[str, Any]) -> None:
+        game = live.game
+        assert game is not None
+        text = render.dm_text(live, seat_view(game, seat), _table_link(live))
+        try:
+            channel = await self.channel(user_id)
+            await self.budget.take(Priority.DM)
+            await channel.send(text, **nonce)
+        except discord.Forbidden as error:
+            if error.code not in (DM_CLOSED, None):
+                raise
+            if user_id in desk.dm_failed:
+                return
+            desk.dm_failed.add(user_id)
+            name = render.seat_name(live, seat)
+            await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
+                                  "the table or `/spades hand` to see your cards; the game goes on.")
+
+    async def channel(self, user_id: int) -> discord.PartialMessageable:
+        """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so
+        with more players than that every hand dealt cost a request to open each DM again; and with
+        no member intent the user is rarely cached, so the channel is opened from the id alone."""
+        channel_id = self._channels.get(user_id)
+        if channel_id is None:
+            await self.budget.take(Priority.DM)
+            channel_id = (await self.client.create_dm(discord.Object(user_id))).id
+            self._channels[user_id] = channel_id
+            if len(self._channels) > DM_CHANNELS_KEPT:
+                self._channels.popitem(last=False)
+        else:
+            self._channels.move_to_end(user_id)
+        return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+
+
+def _table_link(live: LiveGame) -> str:
+    return f"https://discord.com/channels/{live.guild_id}/{live.channel_id}"

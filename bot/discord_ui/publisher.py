@@ -64,6 +64,10 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
+# Discord takes 5 message edits per 5 s per channel. A table edited through the channel at most
+# every 1.25 s uses 4: discord.py never has to hold an edit (and the lane with it) for the bucket,
+# and a process started again at once, which can't know what the killed one spent, has the fifth.
+CHANNEL_EDIT_GAP = 1.25
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 RETRY_FIRST = 1.0
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
@@ -493,10 +497,14 @@ class Publisher:
         desk.last_table = time.monotonic()
 
     def _table_due_in(self, desk: Desk) -> float:
-        """Seconds until the table may be edited again: its pace, and its webhook's share of edits."""
-        via = desk.table_via
-        webhook = self.pace.ready_in(via.interaction) if via is not None else 0.0
-        return max(0.0, desk.last_table + self.refresh_interval - time.monotonic(), webhook)
+        """Seconds until the table may be edited again: its pace, and its webhook's share of edits;
+        through the channel, no more often than the channel's edits allow (CHANNEL_EDIT_GAP)."""
+        via, now = desk.table_via, time.monotonic()
+        if via is not None and via.alive(now):
+            gap, webhook = self.refresh_interval, self.pace.ready_in(via.interaction)
+        else:
+            gap, webhook = max(self.refresh_interval, CHANNEL_EDIT_GAP), 0.0
+        return max(0.0, desk.last_table + gap - now, webhook)
 
     async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or

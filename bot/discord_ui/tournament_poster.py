@@ -104,6 +104,7 @@ class TournamentDesk:
         self.service: TournamentService | None = None  # attached by the composition root
         self._tasks: set[asyncio.Task[None]] = set()
         self._signups: dict[str, LiveTournament] = {}  # sign-up messages waiting for an edit
+        self._editing: set[str] = set()  # tournaments whose sign-up message an edit is on its way to
         self._notices: dict[tuple[str, str], float] = {}
 
     @property
@@ -129,22 +130,25 @@ class TournamentDesk:
 
     # ------------------------------------------------------------------ the host's methods
     def signup_changed(self, live: LiveTournament) -> None:
-        """Edit the sign-up message; changes that come while an edit is on its way make one more edit."""
-        pending = live.tournament_id in self._signups
+        """Edit the sign-up message; changes that come while an edit is on its way make one more
+        edit after it, never one beside it (edits of one message at once can land out of order)."""
         self._signups[live.tournament_id] = live
-        if not pending:
+        if live.tournament_id not in self._editing:
+            self._editing.add(live.tournament_id)
             self._spawn(self._edit_signup(live.tournament_id))
 
     async def _edit_signup(self, tournament_id: str) -> None:
-        while (live := self._signups.get(tournament_id)) is not None:
+        try:
             await asyncio.sleep(0)  # let a burst of joins land first
-            self._signups.pop(tournament_id, None)
-            if live.info.message_id is None:
-                continue
-            message = self._channel(live.channel_id, live.guild_id).get_partial_message(live.info.message_id)
-            with contextlib.suppress(discord.HTTPException):
-                await self.budget.take(Priority.TABLE)
-                await message.edit(content=signup_text(live), view=signup_view(live))
+            while (live := self._signups.pop(tournament_id, None)) is not None:
+                if live.info.message_id is None:
+                    continue
+                message = self._channel(live.channel_id, live.guild_id).get_partial_message(live.info.message_id)
+                with contextlib.suppress(discord.HTTPException):
+                    await self.budget.take(Priority.TABLE)
+                    await message.edit(content=signup_text(live), view=signup_view(live))
+        finally:
+            self._editing.discard(tournament_id)
 
     def post(self, live: LiveTournament, kind: str, payload: dict[str, Any], post_id: int) -> None:
         self._spawn(self._post(live, kind, payload, post_id))

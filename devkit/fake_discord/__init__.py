@@ -16,10 +16,12 @@ Beyond that (see each method's docstring):
   shard_count=n)` places a guild; `inter.delivered_to` / `inter.shards` tell which sessions got an
   interaction; `gateway.sessions_for(k, n)`, `gateway.ready_count_for(k, n)`,
   `wait_for_ready(shard=k, shard_count=n)`, `drop_gateway(shard=k)`.
-- Rate limits (ratelimits.py), off by default; `FakeDiscord(**DISCORD_LIMITS)` enforces Discord's:
+- Rate limits (ratelimits.py), off in a bare `FakeDiscord()`, on in the pytest fixture;
+  `FakeDiscord(**DISCORD_LIMITS)` enforces Discord's:
   `global_rate` (50 calls a second; interaction callbacks and webhooks exempt) and per-route
   buckets (`route_limits`), with Discord's headers and 429s. Counted either way: `calls_by_kind`,
-  `global_calls`, `count_429s(scope)`, `rate_limit_summary()`, `RequestRecord.kind`. Forced 429s:
+  `global_calls`, `count_429s(scope)`, `earned_429s()`, `rate_limit_summary()`,
+  `RequestRecord.kind`. Forced 429s:
   `force_429(scope, seconds)`, `force_429_on_message(message, seconds)`,
   `force_429_on_token(interaction, seconds)`.
 - Faults: `fail_requests(method, pattern, status, code, ...)`, `rate_limit_next(...)`,

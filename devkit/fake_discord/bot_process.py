@@ -95,6 +95,7 @@ class BotProcess:
                 stdin=asyncio.subprocess.DEVNULL,
                 stdout=log,
                 stderr=asyncio.subprocess.STDOUT,
+                start_new_session=True,  # a group of its own: `kill` takes its worker processes too
             )
         self.starts += 1
 
@@ -123,10 +124,13 @@ class BotProcess:
             raise FakeDiscordTimeout(f"{exc}\n--- bot log tail ---\n{self._log_tail()}") from None
 
     def kill(self) -> None:
-        """SIGKILL: no cleanup, no graceful close, like a crash or an OOM kill."""
+        """SIGKILL to the bot and the processes it started (its computer players' and coach's
+        pools): no cleanup, no graceful close, like a crash or an OOM kill of its container. (The
+        pools' workers, killed with the bot alone, would wait on their queues forever.)"""
         if self.running:
             assert self.proc is not None
-            self.proc.send_signal(signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
 
     async def wait_exit(self, timeout: float = 10.0) -> int:
         if self.proc is None:

@@ -33,8 +33,8 @@ from aiohttp import web
 
 GLOBAL_RATE = 50  # requests per second per bot token (documented by Discord)
 DEFAULT_ROUTE_RATE = 50  # per second per route, for those not in ROUTE_LIMITS: as wide as the global limit
-# FakeDiscord(**DISCORD_LIMITS) or @pytest.mark.fake_discord(**DISCORD_LIMITS): Discord's limits on;
-# NO_LIMITS (the default): a fake that never says no.
+# FakeDiscord(**DISCORD_LIMITS): Discord's limits on (the pytest fixture's default);
+# NO_LIMITS (FakeDiscord's default): a fake that never says no.
 DISCORD_LIMITS: Mapping[str, Any] = {"global_rate": GLOBAL_RATE, "route_limits": True}
 NO_LIMITS: Mapping[str, Any] = {"global_rate": None, "route_limits": False}
 SCOPES = ("global", "user", "shared")  # X-RateLimit-Scope: the bot's own bucket is "user"
@@ -225,6 +225,7 @@ class RateLimiter:
     calls: Counter[str] = field(default_factory=Counter)  # every request received, by kind
     global_calls: int = 0  # requests that counted against the global limit (429s included)
     limited: Counter[str] = field(default_factory=Counter)  # 429s answered, by scope
+    forced: int = 0  # of those, the ones a test forced (storms, rate_limit_next): not the bot's doing
     storms: list[Storm] = field(default_factory=list)
     _next: list[_NextRule] = field(default_factory=list)
     _global: _Window | None = None
@@ -253,11 +254,13 @@ class RateLimiter:
                 rule.remaining -= 1
                 if rule.remaining <= 0:
                     self._next.remove(rule)
+                self.forced += 1
                 return self._refuse(rule.retry_after, "global" if rule.is_global else rule.scope)
         self.storms = [s for s in self.storms if not s.cancelled and now < s.until]
         for storm in self.storms:
             if storm.matches(call):
                 storm.hits += 1
+                self.forced += 1
                 wait = storm.retry_after if storm.retry_after is not None else _ceil_ms(storm.until - now)
                 return self._refuse(wait, storm.scope)
         return None
@@ -328,6 +331,7 @@ class RateLimiter:
             "global_counted_calls": self.global_calls,
             "exempt_calls": sum(self.calls[kind] for kind in EXEMPT_KINDS),
             "answered_429": dict(sorted(self.limited.items())),
+            "forced_429": self.forced,
             "interactions": interactions,
             "counted_calls_per_interaction": round(self.global_calls / interactions, 3) if interactions else None,
         }

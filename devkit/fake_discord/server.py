@@ -274,9 +274,8 @@ class FakeDiscord:
         # Seconds each REST answer takes to reach the bot (the request takes effect at once), as
         # Discord's own round trip does; 0 keeps tests quick, the load bench can model a real one.
         self.rest_latency = rest_latency
-        # Discord's rate limits (see ratelimits.py), off unless asked for (**DISCORD_LIMITS): games
-        # played at machine speed outrun an interaction webhook's 5 edits per 2 s, which no person
-        # does, so the suite turns them on where they are what is tested. `global_rate` requests a
+        # Discord's rate limits (see ratelimits.py), off unless asked for (**DISCORD_LIMITS, as the
+        # pytest fixture does for every end-to-end test of the bot). `global_rate` requests a
         # second (None: no global limit); `route_limits` True for ROUTE_LIMITS, False for none, or a
         # table of one's own. Calls are counted either way.
         routes = ROUTE_LIMITS if route_limits is True else (route_limits or None)
@@ -1210,6 +1209,10 @@ class FakeDiscord:
     def count_429s(self, scope: str | None = None) -> int:
         """429s answered (by any limit or forced), of one scope ("global", "user", "shared") or all."""
         return sum(self.limits.limited.values()) if scope is None else self.limits.limited[scope]
+
+    def earned_429s(self) -> int:
+        """429s the limits answered because the bot went over them (forced ones left out)."""
+        return self.count_429s() - self.limits.forced
 
     def rate_limit_summary(self) -> dict[str, Any]:
         """Calls by kind, globally counted calls, 429s by scope and counted calls per interaction."""

@@ -32,9 +32,9 @@ SEAT_LINE = re.compile(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", re.MU
 HAND_NUMBER = re.compile(r"hand (\d+)")
 NO_GAME = "There's no game in this channel"
 # Fast tables for tests: no pause between hands, panels and tables refreshed 20 times a second, and
-# seeded deals so a test plays the same cards every run. The fake enforces no rate limit unless a
-# test asks for Discord's (tests/e2e/test_bot_limits.py), so the bot needn't pace its webhook edits.
-TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11", "DISCORD_WEBHOOK_EDITS": "0"}
+# seeded deals so a test plays the same cards every run. The fake enforces Discord's rate limits and
+# the bot paces itself as it does against Discord; a test fails if the bot gets a 429 it earned.
+TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
 Phase = Literal["bid", "play", "hidden"]
 Style = Literal["command", "panel"]

@@ -18,7 +18,10 @@ discord.py release that changes either fails those tests.
 
 from __future__ import annotations
 
+import asyncio
+import itertools
 import json
+import time
 from typing import Any
 
 import aiohttp
@@ -70,6 +73,9 @@ def _dumps(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data)  # a tenth of json.dumps' time, on every panel edit and answer
 
 
+ANSWER_RETRIES_WITHIN = 2.5  # seconds: Discord drops an interaction not answered within 3
+
+
 class RateLimited(discord.HTTPException):
     """A 429, with how long Discord asked to wait: nothing is sent there again before."""
 
@@ -102,7 +108,18 @@ class FastEdits:
         """Answer a click by showing `face` in the message clicked. Afterwards the interaction counts
         as answered for discord.py too (its follow-ups, `response.is_done()`)."""
         url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
-        await self._send("POST", url, update_body(face))
+        body, give_up_at = update_body(face), time.monotonic() + ANSWER_RETRIES_WITHIN
+        for attempt in itertools.count():
+            try:
+                await self._send("POST", url, body)
+                break
+            except (RateLimited, discord.DiscordServerError, aiohttp.ClientConnectionError) as error:
+                # The move is saved: a refused answer is tried again (as discord.py did) while
+                # Discord's window for it lasts, never before a 429 says.
+                wait = error.retry_after if isinstance(error, RateLimited) else 0.1 * 2 ** attempt
+                if time.monotonic() + wait >= give_up_at:
+                    raise
+                await asyncio.sleep(wait)
         fastclick.mark_updated(interaction)
 
     async def _send(self, method: str, url: str, body: bytes) -> None:

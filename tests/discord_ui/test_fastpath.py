@@ -20,7 +20,7 @@ from bot.engine import Game, Mode, Rules, seat_view
 from bot.service import LiveGame
 from bot.store import Seat
 
-APP_ID, TOKEN, LIMITED_TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4", "bGltaXRlZA"
+APP_ID, TOKEN, LIMITED_TOKEN, ONCE_TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4", "bGltaXRlZA", "b25jZQ"
 
 
 def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
@@ -88,6 +88,8 @@ async def captured() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
         body = await request.read()
         requests.append({"method": request.method, "path": request.path, "query": dict(request.query),
                          "content_type": request.content_type, "json": json.loads(body)})
+        if ONCE_TOKEN in request.path and len(requests) == 1:  # refused once, for a moment
+            return _json({"message": "You are being rate limited.", "retry_after": 0.05, "global": False}, 429)
         if LIMITED_TOKEN in request.path:  # a webhook whose bucket is spent
             return _json({"message": "You are being rate limited.", "retry_after": 2.5, "global": False}, 429)
         if request.path.endswith("/callback"):
@@ -155,10 +157,10 @@ async def test_a_429_says_how_long_to_wait(captured: tuple[str, list[dict[str, A
         await edits.close()
 
 
-def _click(client: discord.Client) -> discord.Interaction[Any]:
+def _click(client: discord.Client, token: str = TOKEN) -> discord.Interaction[Any]:
     """A click on a button of an ephemeral panel, as the gateway delivers it."""
     return discord.Interaction(data={  # type: ignore[arg-type]
-        "id": "55", "application_id": str(APP_ID), "type": 3, "token": TOKEN, "version": 1,
+        "id": "55", "application_id": str(APP_ID), "type": 3, "token": token, "version": 1,
         "data": {"custom_id": "spades:card:ab12:7", "component_type": 2}, "channel_id": "2",
         "locale": "en-US", "app_permissions": "0", "entitlements": [], "authorizing_integration_owners": {},
         "attachment_size_limit": 10_485_760,
@@ -186,3 +188,30 @@ async def test_a_clicks_answer_is_what_discord_py_sends_for_the_same_update(
     meaning = ("components", "flags", "allowed_mentions")
     assert {k: ours["json"]["data"][k] for k in meaning} == {k: theirs["json"]["data"][k] for k in meaning}
     assert ours_click.response.is_done() and theirs_click.response.is_done()
+
+
+async def test_a_clicks_answer_refused_for_a_moment_is_sent_again_after_the_wait(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    _, requests = captured
+    client = discord.Client(intents=discord.Intents.none())
+    click = _click(client, ONCE_TOKEN)
+    edits = fastpath.FastEdits()
+    try:
+        await edits.update(click, faces.closed_panel("played"))
+    finally:
+        await edits.close()
+    assert len(requests) == 2 and requests[0] == requests[1]  # the same answer, once more
+    assert click.response.is_done()
+
+
+async def test_a_clicks_answer_refused_past_discords_window_is_an_error(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    client = discord.Client(intents=discord.Intents.none())
+    click = _click(client, LIMITED_TOKEN)  # asks for 2.5 s: past the 3 s an answer has
+    edits = fastpath.FastEdits()
+    try:
+        with pytest.raises(fastpath.RateLimited):
+            await edits.update(click, faces.closed_panel("played"))
+    finally:
+        await edits.close()
+    assert not click.response.is_done()

@@ -154,4 +154,5 @@ class PanelSet:
             if now - panel.opened >= self.life and self.open.get(user_id) is panel:
                 self._forget(user_id, panel)
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    self.pace.spend(panel.interaction)
                     await self.edits.edit(panel.interaction, "@original", faces.closed_panel(PANEL_ASLEEP))

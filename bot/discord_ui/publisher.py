@@ -430,6 +430,8 @@ class Publisher:
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
             try:
                 if via is not None and via.alive(time.monotonic()):  # the webhook that posted it (not counted)
+                    await asyncio.sleep(self.pace.ready_in(via.interaction))  # its panels share the bucket
+                    self.pace.spend(via.interaction)
                     await self.edits.edit(via.interaction, table, face)
                 else:
                     await self.budget.take(Priority.OWED)

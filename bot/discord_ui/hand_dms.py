@@ -62,14 +62,14 @@ class HandDMs:
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
                     await self._send(desk, live, user_id, seat, {})
 
-    async def _send(self, desk: Desk, live: LiveGame, user_id: int, seat: int, nonce: dict[str, Any]) -> None:
+    async def _send(self, desk: Desk, live: LiveGame, user_id: int, seat: int, once: dict[str, Any]) -> None:
         game = live.game
         assert game is not None
         text = render.dm_text(live, seat_view(game, seat), _table_link(live))
         try:
             channel = await self.channel(user_id)
             await self.budget.take(Priority.DM)
-            await channel.send(text, **nonce)
+            await channel.send(text, **once)  # the deal's nonce: shown once however often sent
         except discord.Forbidden as error:
             if error.code not in (DM_CLOSED, None):
                 raise

@@ -89,7 +89,7 @@ class Publisher:
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
         self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
-        self.dms = HandDMs(client, self.budget, self._say)
+        self.dms = HandDMs(client, self.budget, self.edits, self._say)
 
     @property
     def games(self) -> GameService:
@@ -430,8 +430,7 @@ class Publisher:
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
             try:
                 if via is not None and via.alive(time.monotonic()):  # the webhook that posted it (not counted)
-                    await asyncio.sleep(self.pace.ready_in(via.interaction))  # its panels share the bucket
-                    self.pace.spend(via.interaction)
+                    await self._webhook_turn(via)
                     await self.edits.edit(via.interaction, table, face)
                 else:
                     await self.budget.take(Priority.OWED)
@@ -548,7 +547,7 @@ class Publisher:
         so a refresh that waited for the budget shows what arrived meanwhile."""
         try:
             if via is not None and via.alive(time.monotonic()):
-                self.pace.spend(via.interaction)
+                await self._webhook_turn(via)
                 await self.edits.edit(via.interaction, table, faces.table(live))
             else:
                 await self.budget.take(Priority.TABLE)
@@ -556,6 +555,13 @@ class Publisher:
         except discord.NotFound:
             return False
         return True
+
+    async def _webhook_turn(self, via: Via) -> None:
+        """Wait until an edit through `via`'s webhook keeps within its bucket, and count it. The
+        panels riding on it share the bucket; a table edit that doesn't wait for its pace (the game
+        ended, a summary) would otherwise be one too many."""
+        await asyncio.sleep(self.pace.ready_in(via.interaction))
+        self.pace.spend(via.interaction)
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))

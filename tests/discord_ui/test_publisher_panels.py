@@ -4,11 +4,12 @@ runs out, the panel says it has gone to sleep instead of going on looking live."
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import discord
 
-from bot.discord_ui import faces
+from bot.discord_ui import faces, webhooks
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.panels import PanelSet
 from bot.discord_ui.publisher import Publisher
@@ -93,3 +94,29 @@ class FakeResponse:
 
     def __init__(self, status: int) -> None:
         self.status, self.reason = status, "Not Found"
+
+
+async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monkeypatch: Any) -> None:
+    """The table rides on the webhook of a click whose panel was just edited as often as Discord
+    allows: the table's edit at the game's end (which doesn't wait for the table's pace) still waits
+    for the webhook's bucket instead of earning a 429."""
+    monkeypatch.setattr(webhooks, "WINDOW", 0.3)
+    sent: list[tuple[float, object]] = []
+
+    class Timed(FastEdits):
+        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+            sent.append((time.monotonic(), message))
+
+    publisher = Publisher(None, edits=Timed())  # type: ignore[arg-type]
+    live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1,
+                    [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))],
+                    120.0, status="playing")
+    live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
+    live.game.deal()
+    click = Clicked()
+    for _ in range(publisher.pace.limit):  # the panel's edits: the bucket is spent
+        publisher.pace.spend(click)  # type: ignore[arg-type]
+    spent_at = time.monotonic()
+    assert await publisher._edit_table(live, 123, webhooks.Via(click, spent_at))  # type: ignore[arg-type]
+    assert sent and sent[0][1] == 123 and sent[0][0] - spent_at >= 0.3 - 0.01  # once the window let it
+    await publisher.close(timeout=0.1)

@@ -1,26 +1,34 @@
-"""The bot's most frequent calls, made without discord.py: answering a click on a panel, and editing
-a panel or the table through an interaction's webhook.
+"""The bot's most frequent calls, made without discord.py: answering a click on a panel, editing a
+panel or the table through an interaction's webhook, and the hand's direct message.
 
 Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py and the README's
 "What one process carries"). Through discord.py each one builds a view of dynamic items, serialises
 it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
 `Message` the bot never reads. Here the JSON is written straight from the face and the answer is
 read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
-shows the move), with no view to build and no response object to parse. Everything else (answers
-to commands, posts, deletions) stays with discord.py. Its webhook pacing is replaced by the bot's
+shows the move), with no view to build and no response object to parse. The hand's direct message
+(one post per player per deal, and opening the DM channel once) goes the same way: through
+discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket made
+discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the bot's
+CPU in a load run. Those two calls count against the token's limit: the caller takes a slot of the
+bot's budget first. Everything else (answers to commands, channel posts, deletions) stays with
+discord.py. Its webhook pacing is replaced by the bot's
 own (`WebhookPace`: an edit never waits, it is put off), and a 429 is handed back to the caller,
 which tries again once it has passed.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
 discord.py makes of the same face, and the request what discord.py sends for the same edit; a
-discord.py release that changes either fails those tests.
+discord.py release that changes either fails those tests; so does one that changes the direct
+message's post or the opening of its channel.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import json
+import sys
 import time
 from typing import Any
 
@@ -102,7 +110,22 @@ class FastEdits:
         `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry."""
         url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
                f"/messages/{message}")
-        await self._send("PATCH", url, edit_body(face))
+        await self._send("PATCH", url, edit_body(face), _JSON)
+
+    async def open_dm(self, token: str, user_id: int) -> int:
+        """The id of the DM channel with `user_id` (opened if need be). Counted: take a slot first."""
+        body = _dumps({"recipient_id": user_id})
+        return int(orjson.loads(await self._send("POST", f"{discord.http.Route.BASE}/users/@me/channels",
+                                                 body, _bot(token)))["id"])
+
+    async def post(self, token: str, channel_id: int, content: str, nonce: str | None = None) -> None:
+        """Post `content` (pings off) in a channel; with a nonce, Discord shows it once however often
+        it is sent. Counted: take a slot first."""
+        data: dict[str, Any] = {"content": content, "tts": False, "allowed_mentions": _NO_MENTIONS}
+        if nonce is not None:
+            data |= {"nonce": nonce, "enforce_nonce": True}
+        url = f"{discord.http.Route.BASE}/channels/{channel_id}/messages"
+        await self._send("POST", url, _dumps(data), _bot(token))
 
     async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
         """Answer a click by showing `face` in the message clicked. Afterwards the interaction counts
@@ -111,7 +134,7 @@ class FastEdits:
         body, give_up_at = update_body(face), time.monotonic() + ANSWER_RETRIES_WITHIN
         for attempt in itertools.count():
             try:
-                await self._send("POST", url, body)
+                await self._send("POST", url, body, _JSON)
                 break
             except (RateLimited, discord.DiscordServerError, aiohttp.ClientConnectionError) as error:
                 # The move is saved: a refused answer is tried again (as discord.py did) while
@@ -122,11 +145,10 @@ class FastEdits:
                 await asyncio.sleep(wait)
         fastclick.mark_updated(interaction)
 
-    async def _send(self, method: str, url: str, body: bytes) -> None:
-        async with self._open().request(method, url, data=body, headers=_JSON) as response:
+    async def _send(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> bytes:
+        async with self._open().request(method, url, data=body, headers=headers) as response:
             if response.status < 300:
-                await response.read()
-                return
+                return await response.read()
             text = await response.text()
             try:
                 data: Any = json.loads(text)
@@ -148,4 +170,13 @@ class FastEdits:
 
 
 _JSON = {"Content-Type": "application/json"}
+_USER_AGENT = (f"DiscordBot (https://github.com/Rapptz/discord.py {discord.__version__}) "
+               f"Python/{sys.version_info[0]}.{sys.version_info[1]} aiohttp/{aiohttp.__version__}")  # as discord.py's
+
+
+@functools.cache
+def _bot(token: str) -> dict[str, str]:
+    """The headers of a call made as the bot (the token's calls), as discord.py sends them."""
+    return {**_JSON, "Authorization": f"Bot {token}", "User-Agent": _USER_AGENT}
+
 _NO_MENTIONS = discord.AllowedMentions.none().to_dict()  # as the bot's client sets for every message

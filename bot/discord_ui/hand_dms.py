@@ -5,6 +5,7 @@ use the panel."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -15,19 +16,22 @@ import discord
 from bot.discord_ui import render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.desk import Desk, nonce
+from bot.discord_ui.fastpath import FastEdits, RateLimited
 from bot.discord_ui.panels import TRANSIENT
 from bot.engine import seat_view
 from bot.service import HandDealt, LiveGame
 
 DM_CLOSED = 50007
+DM_TRIES = 5  # as discord.py tries a call before giving up
 DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
 
 
 class HandDMs:
-    def __init__(self, client: discord.Client, budget: RestBudget,
+    def __init__(self, client: discord.Client, budget: RestBudget, calls: FastEdits,
                  say: Callable[[LiveGame, str], Awaitable[object]]) -> None:
         self.client = client
         self.budget = budget
+        self.calls = calls  # the post and the channel's opening, without discord.py (see fastpath)
         self._say = say  # a line on the game's table
         self._channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
 
@@ -67,9 +71,7 @@ class HandDMs:
         assert game is not None
         text = render.dm_text(live, seat_view(game, seat), _table_link(live))
         try:
-            channel = await self.channel(user_id)
-            await self.budget.take(Priority.DM)
-            await channel.send(text, **once)  # the deal's nonce: shown once however often sent
+            await self._post(user_id, text, once.get("nonce"))
         except discord.Forbidden as error:
             if error.code not in (DM_CLOSED, None):
                 raise
@@ -80,20 +82,43 @@ class HandDMs:
             await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 
+    async def _post(self, user_id: int, text: str, once: str | None) -> None:
+        """Post in the user's DM; a 429 is honoured and the post tried again once it has passed, as
+        discord.py does. With the deal's nonce, Discord shows it once however often it is sent."""
+        for attempt in range(1, DM_TRIES + 1):
+            try:
+                channel_id = await self.channel_id(user_id)
+                await self.budget.take(Priority.DM)
+                await self.calls.post(self._token(), channel_id, text, once)
+                return
+            except RateLimited as limited:
+                if attempt == DM_TRIES:
+                    raise
+                await asyncio.sleep(limited.retry_after)
+
     async def channel(self, user_id: int) -> discord.PartialMessageable:
+        """A user's DM channel, for discord.py to post in (a rare notice)."""
+        return self.client.get_partial_messageable(await self.channel_id(user_id), type=discord.ChannelType.private)
+
+    async def channel_id(self, user_id: int) -> int:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so
         with more players than that every hand dealt cost a request to open each DM again; and with
         no member intent the user is rarely cached, so the channel is opened from the id alone."""
         channel_id = self._channels.get(user_id)
         if channel_id is None:
             await self.budget.take(Priority.DM)
-            channel_id = (await self.client.create_dm(discord.Object(user_id))).id
+            channel_id = await self.calls.open_dm(self._token(), user_id)
             self._channels[user_id] = channel_id
             if len(self._channels) > DM_CHANNELS_KEPT:
                 self._channels.popitem(last=False)
         else:
             self._channels.move_to_end(user_id)
-        return self.client.get_partial_messageable(channel_id, type=discord.ChannelType.private)
+        return channel_id
+
+    def _token(self) -> str:
+        token = self.client.http.token
+        assert token is not None, "the client has logged in before any game is published"
+        return token
 
 
 def _table_link(live: LiveGame) -> str:

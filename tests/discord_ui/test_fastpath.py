@@ -21,6 +21,7 @@ from bot.service import LiveGame
 from bot.store import Seat
 
 APP_ID, TOKEN, LIMITED_TOKEN, ONCE_TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4", "bGltaXRlZA", "b25jZQ"
+BOT_TOKEN = "Ym90LXRva2Vu.bot"  # a made-up bot token: only the fake below ever sees it
 
 
 def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
@@ -87,11 +88,15 @@ async def captured() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
     async def answer(request: web.Request) -> web.Response:
         body = await request.read()
         requests.append({"method": request.method, "path": request.path, "query": dict(request.query),
-                         "content_type": request.content_type, "json": json.loads(body)})
+                         "content_type": request.content_type, "json": json.loads(body) if body else None,
+                         "auth": request.headers.get("Authorization"), "agent": request.headers.get("User-Agent")})
         if ONCE_TOKEN in request.path and len(requests) == 1:  # refused once, for a moment
             return _json({"message": "You are being rate limited.", "retry_after": 0.05, "global": False}, 429)
         if LIMITED_TOKEN in request.path:  # a webhook whose bucket is spent
             return _json({"message": "You are being rate limited.", "retry_after": 2.5, "global": False}, 429)
+        if request.path.endswith("/users/@me/channels"):
+            return _json({"id": "77", "type": 1, "last_message_id": None, "recipients": [
+                {"id": "5", "username": "ann", "discriminator": "0", "avatar": None}]}, 200)
         if request.path.endswith("/callback"):
             return _json({"interaction": {"id": "1", "type": 3}, "resource": {"type": 7}}, 200)
         return _json({"id": "1", "channel_id": "2", "type": 0, "content": "", "author": {
@@ -215,3 +220,32 @@ async def test_a_clicks_answer_refused_past_discords_window_is_an_error(
     finally:
         await edits.close()
     assert not click.response.is_done()
+
+
+async def test_a_hands_direct_message_is_what_discord_py_sends_for_the_same_post(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """Opening the DM and posting the hand in it: the same requests, as the bot, as discord.py's."""
+    _, requests = captured
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    await client.http.static_login(BOT_TOKEN)
+    try:
+        await client.create_dm(discord.Object(5))
+        await client.get_partial_messageable(77, type=discord.ChannelType.private).send(
+            "Your hand: A♠ K♠", nonce="ab12p7d0")
+    finally:
+        await client.http.close()
+    calls = fastpath.FastEdits()
+    try:
+        assert await calls.open_dm(BOT_TOKEN, 5) == 77
+        await calls.post(BOT_TOKEN, 77, "Your hand: A♠ K♠", "ab12p7d0")
+    finally:
+        await calls.close()
+    _login, open_theirs, post_theirs, open_ours, post_ours = requests
+    for theirs, ours in [(open_theirs, open_ours), (post_theirs, post_ours)]:
+        assert {k: ours[k] for k in ("method", "path", "content_type", "auth", "agent")} == \
+               {k: theirs[k] for k in ("method", "path", "content_type", "auth", "agent")}
+    assert open_ours["json"] == open_theirs["json"] == {"recipient_id": 5}
+    # The text, pings off, the nonce Discord dedupes on (discord.py adds an empty list of components).
+    assert post_ours["json"] == {k: v for k, v in post_theirs["json"].items() if k != "components"}
+    assert post_theirs["json"].get("components") == []
+    assert post_ours["json"]["nonce"] == "ab12p7d0" and post_ours["json"]["enforce_nonce"] is True

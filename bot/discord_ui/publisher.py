@@ -33,11 +33,11 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, nonce, working
+from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, nonce, working
 from bot.discord_ui.faces import Face
-from bot.discord_ui.fastpath import FastEdits, RateLimited
+from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
-from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
+from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet
 from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view, table_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase
@@ -69,9 +69,6 @@ TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 # and a process started again at once, which can't know what the killed one spent, has the fifth.
 CHANNEL_EDIT_GAP = 1.25
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
-RETRY_FIRST = 1.0
-NO_ACCESS = (50001, 50013)  # missing access, missing permissions
-UNKNOWN_CHANNEL = 10003
 
 
 class Publisher:
@@ -292,52 +289,8 @@ class Publisher:
             desk.dms.cancel()
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
-        """Run `work`, retrying passing faults with backoff. False if it was given up."""
-        delay = RETRY_FIRST
-        while not desk.channel_gone:
-            try:
-                await work()
-                desk.access_lost_since = None
-                return True
-            except discord.NotFound as error:
-                if error.code == UNKNOWN_CHANNEL:
-                    await self._give_up(desk, live, "its channel was deleted")
-                else:
-                    log.warning("game %s: not found: %s", live.game_id, error)
-                return False
-            except discord.Forbidden as error:
-                if error.code not in NO_ACCESS:
-                    log.warning("game %s: forbidden: %s", live.game_id, error)
-                    return False
-                now = time.monotonic()
-                desk.access_lost_since = desk.access_lost_since or now
-                if now - desk.access_lost_since >= self.channel_lost_timeout:
-                    await self._give_up(desk, live, "I lost access to its channel")
-                    return False
-                log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
-            except RateLimited as error:  # honoured to the letter: tried again then, no sooner, no later
-                log.info("game %s: rate limited for %.2f s", live.game_id, error.retry_after)
-                await self._wait_out(desk, live, error.retry_after)
-                continue
-            except discord.HTTPException as error:
-                if not passing(error):
-                    log.exception("game %s: couldn't update Discord", live.game_id)
-                    return False
-                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            except TRANSIENT as error:
-                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            await self._wait_out(desk, live, delay)
-            delay = min(delay * 2, RETRY_MAX)
-        return False
-
-    async def _wait_out(self, desk: Desk, live: LiveGame, delay: float) -> None:
-        """Wait before retrying the channel. The panels and direct messages don't need it (each has
-        its own worker), so the game stays playable meanwhile."""
-        await asyncio.sleep(delay)
-
-    async def _give_up(self, desk: Desk, live: LiveGame, reason: str) -> None:
-        desk.channel_gone = True
-        await self.games.cancel_for(live, reason)
+        """See `desk.guard`: a game whose channel is lost for good is given up."""
+        return await guard(desk, live, work, self.channel_lost_timeout, self.games.cancel_for)
 
     # ------------------------------------------------------------------------- deliveries
     async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:

@@ -46,12 +46,12 @@ from bot.service import (
     Change,
     GameCancelled,
     GameOver,
-    GameService,
     GameStarted,
     HandDealt,
     HandScored,
     LiveGame,
     LobbyChanged,
+    PublisherPort,
     SeatTakenOver,
     TableChanged,
     TurnReminder,
@@ -72,13 +72,16 @@ BURIED_AFTER = 4  # messages below the table that make it worth posting again at
 
 
 class Publisher:
-    def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE,
-                 webhook_edits: int = EDITS_PER_WINDOW, edits: FastEdits | None = None) -> None:
+    """`games` is what it may ask of the game service (its listener, whose changes it publishes)."""
+
+    def __init__(self, client: SpadesBot, games: PublisherPort, *, refresh_interval: float = 1.0,
+                 channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE,
+                 global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
+                 edits: FastEdits | None = None) -> None:
         self.client = client
+        self.games = games
         self.budget = RestBudget(global_rate)  # every call below that counts against the token's limit
         self.panel_life = panel_life
-        self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
         self.channel_lost_timeout = channel_lost_timeout
         self._desks: dict[str, Desk] = {}
@@ -87,11 +90,6 @@ class Publisher:
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
         self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
         self.dms = HandDMs(client, self.budget, self._say)
-
-    @property
-    def games(self) -> GameService:
-        assert self.service is not None, "the composition root attaches the service"
-        return self.service
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 import discord
 
 from bot.discord_ui.publisher import Publisher
+from tests.discord_ui.fakes import Games
 
 
 class CountingClient:
@@ -25,7 +26,7 @@ class CountingClient:
 
 async def test_more_players_than_discord_py_remembers_each_open_their_dm_once() -> None:
     client = CountingClient()
-    publisher = Publisher(client)  # type: ignore[arg-type]
+    publisher = Publisher(client, Games())  # type: ignore[arg-type]
     players = range(1, 301)  # discord.py itself keeps only the last 128 DM channels
     for _hand in range(3):
         for user_id in players:

@@ -16,6 +16,7 @@ from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import Game, Mode, Rules, seat_view
 from bot.service import LiveGame
 from bot.store import Seat
+from tests.discord_ui.fakes import Games
 
 
 class RecordingEdits(FastEdits):
@@ -43,7 +44,7 @@ def _texts(face: faces.Face) -> str:
 
 async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     edits = RecordingEdits()
-    publisher = Publisher(None, panel_life=1.0, edits=edits)  # type: ignore[arg-type]
+    publisher = Publisher(None, Games(), panel_life=1.0, edits=edits)  # type: ignore[arg-type]
     seats = [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))]
     live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status="playing")
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])

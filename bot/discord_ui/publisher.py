@@ -38,9 +38,9 @@ from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
 from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet
-from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view, table_view
+from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
-from bot.engine import Phase
+from bot.engine import Phase, TableView
 from bot.service import (
     ActedForPlayer,
     Change,
@@ -89,7 +89,7 @@ class Publisher:
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
         self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
-        self.dms = HandDMs(client, self.budget, self._say)
+        self.dms = HandDMs(client, self.budget, self._say, games.view_for)
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
@@ -199,7 +199,7 @@ class Publisher:
                 if desk.queue.empty():
                     break
                 live, item = desk.queue.get_nowait()
-            if (refresh or panels) and live.game is not None:
+            if (refresh or panels) and live.started:
                 await self._refresh_panels(desk, live)
             if refresh:
                 self._to_lane(desk, live, TABLE_DUE)
@@ -244,7 +244,7 @@ class Publisher:
             if desk.lane.empty():
                 if desk.table_stale:
                     await self._table_if_due(desk, live)
-                if live.game is not None and desk.dms_owed and not desk.dms_checked:
+                if live.started and desk.dms_owed and not desk.dms_checked:
                     desk.dms_checked = True
                     desk.dms.add(functools.partial(self.dms.send_owed, desk, live))
                 if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
@@ -255,7 +255,7 @@ class Publisher:
                 return
 
     async def _table_if_due(self, desk: Desk, live: LiveGame) -> None:
-        if live.game is None:
+        if not live.started:
             desk.table_stale = False
             if desk.repost and live.status == "lobby":
                 desk.repost = False
@@ -372,7 +372,7 @@ class Publisher:
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
         gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
-        face = faces.summary(live, change.hand)
+        face = faces.summary(_public(live), change.hand.number)
         table, via = change.table_message_id, None
         if desk.table_id == table:
             via = desk.table_via
@@ -395,13 +395,12 @@ class Publisher:
         await self._channel(live).send(view=draw(face), **nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
-        game = live.game
-        assert game is not None
-        names, scores = render.chart_series(live)
-        png = await asyncio.to_thread(score_chart_png, names, scores, live.rules.target,
-                                      title=f"{render.MODE_TITLES[live.mode]} Spades",
-                                      winners=[game.side_of(s) for s in game.winners], mercy=live.rules.mercy)
-        text, chart = render.game_over_text(live, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
+        table = _public(live)
+        names, scores = render.chart_series(table)
+        png = await asyncio.to_thread(score_chart_png, names, scores, table.rules.target,
+                                      title=f"{render.MODE_TITLES[table.mode]} Spades",
+                                      winners=[table.side_of(s) for s in table.winners], mercy=table.rules.mercy)
+        text, chart = render.game_over_text(table, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:  # as a follow-up of the last move's interaction: not counted
             await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
@@ -428,7 +427,7 @@ class Publisher:
         if live.token != change.token or live.human_turn() != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
-        text, view = render.ping_text(live, change.seat), hand_button_view(live.game_id)
+        text, view = render.ping_text(_public(live), user_id), hand_button_view(live.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:
@@ -463,14 +462,13 @@ class Publisher:
         """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
         its webhook about to expire). Posts and edits go through a recent interaction's webhook,
         outside the global limit; the channel endpoints (counted) only when none is live."""
-        game = live.game
-        assert game is not None
+        table = _public(live)
         old, old_via = desk.table_id, desk.table_via
-        if old is None and game.phase in (Phase.DEALING, Phase.OVER):
+        if old is None and table.phase in (Phase.DEALING, Phase.OVER):
             return  # the hand's summary says it all until the next deal (or the game-over post)
         now = time.monotonic()
         fresh = self.webhooks.fresh(live.channel_id)
-        new_hand = game.hand_number != desk.table_hand
+        new_hand = table.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
         # A table whose webhook is about to expire moves to a fresh one. One edited through the
         # channel (the bot restarted, or nobody had clicked there lately) stays where people look
@@ -484,12 +482,12 @@ class Publisher:
         if fresh is None:  # the click or command that moved the game may be a moment from its answer
             fresh = await self.webhooks.answered(live.channel_id)
         if fresh is not None:
-            sent = await fresh.interaction.followup.send(view=table_view(live), wait=True)
+            sent = await fresh.interaction.followup.send(view=draw(_table_face(live)), wait=True)
             message_id, desk.table_via = sent.id, fresh
         else:
             await self.budget.take(Priority.TABLE)
-            message_id, desk.table_via = (await self._channel(live).send(view=table_view(live))).id, None
-        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, game.hand_number
+            message_id, desk.table_via = (await self._channel(live).send(view=draw(_table_face(live)))).id, None
+        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, table.hand_number
         await self.games.set_table_message(live, message_id)
         if old is not None:
             await self._delete(live.channel_id, old, old_via)
@@ -500,10 +498,10 @@ class Publisher:
         try:
             if via is not None and via.alive(time.monotonic()):
                 self.pace.spend(via.interaction)
-                await self.edits.edit(via.interaction, table, faces.table(live))
+                await self.edits.edit(via.interaction, table, _table_face(live))
             else:
                 await self.budget.take(Priority.TABLE)
-                await self._channel(live).get_partial_message(table).edit(view=table_view(live))
+                await self._channel(live).get_partial_message(table).edit(view=draw(_table_face(live)))
         except discord.NotFound:
             return False
         return True
@@ -511,3 +509,14 @@ class Publisher:
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))
 
+
+def _public(live: LiveGame) -> TableView:
+    """What a started game shows in its channel: its public snapshot, never the game itself."""
+    table = live.table_view()
+    assert table is not None, "only a started game has a table"
+    return table
+
+
+def _table_face(live: LiveGame) -> Face:
+    """The table as the game stands now (drawn once the call may go, so it shows the latest)."""
+    return faces.table(_public(live), live.status == "playing")

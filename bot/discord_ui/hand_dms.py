@@ -40,14 +40,14 @@ class HandDMs:
         if table is None or table.hand_number != change.hand_number or table.is_over:
             return  # an old deal published again after a restart: the table shows what is current
         desk.dms_owed.clear()
-        for seat in live.seats:
-            if seat.user_id is None:
+        for user_id in [seat.user_id for seat in live.seats if seat.user_id is not None]:
+            view = self._seated_view(live, user_id)
+            if view is None:  # left while the others' went out
                 continue
-            view = self._view_for(live, seat.user_id)
             if view.cards_hidden:
-                desk.dms_owed[seat.user_id] = change.hand_number
+                desk.dms_owed[user_id] = change.hand_number
                 continue
-            await self._send(desk, live, seat.user_id, view, nonce(live, change.post_id, f"d{seat.seat}"))
+            await self._send(desk, live, user_id, view, nonce(live, change.post_id, f"d{view.seat}"))
 
     async def send_owed(self, desk: Desk, live: LiveGame) -> None:
         """The direct messages held back for a blind-nil choice, once made. (Not kept across a
@@ -56,13 +56,17 @@ class HandDMs:
         if not live.started:
             return
         for user_id, hand in list(desk.dms_owed.items()):
-            view = self._view_for(live, user_id) if live.seat_of(user_id) is not None else None
+            view = self._seated_view(live, user_id)
             if view is None or hand != view.hand_number or view.phase is Phase.OVER:
                 del desk.dms_owed[user_id]
             elif not view.cards_hidden:
                 del desk.dms_owed[user_id]
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
                     await self._send(desk, live, user_id, view, {})
+
+    def _seated_view(self, live: LiveGame, user_id: int) -> SeatView | None:
+        """The view of the seat `user_id` holds now (None: none; seats change while DMs go out)."""
+        return None if live.seat_of(user_id) is None else self._view_for(live, user_id)
 
     async def _send(self, desk: Desk, live: LiveGame, user_id: int, view: SeatView, once: dict[str, Any]) -> None:
         text = render.dm_text(view, _table_link(live))

@@ -60,17 +60,10 @@ def shard_set(config: Config) -> ShardSet | None:
 
 
 def build_client(config: Config, store: Store, runner: DecisionRunner) -> SpadesBot:
-    """Wire the pieces: the client's publisher is the service's listener."""
-    client: SpadesBot
-    common: dict[str, Any] = {"dev_guild_id": config.dev_guild_id, "channel_lost_timeout": config.channel_lost_timeout,
-              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate,
-              "webhook_edits": config.webhook_edits}
-    if config.shard_count is not None:
-        client = ShardedSpadesBot(shard_count=config.shard_count, shard_ids=list(config.shard_ids or ()),
-                                  sync_commands=0 in (config.shard_ids or ()), **common)
-    else:
-        client = SpadesBot(**common)
-    listeners = Listeners(client.publisher)
+    """Wire the pieces. The game service comes first, telling what changed to listeners that join
+    once they exist: the client's publisher (built on the service, which it asks back through a
+    narrow port), then the tournament service. Nothing is told before the client starts."""
+    listeners = Listeners()
     service = GameService(
         store, listeners, decider=runner,
         bot_move_delay=config.bot_move_delay, turn_timeout=config.turn_timeout,
@@ -78,13 +71,23 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
         rng=random.Random(config.game_seed) if config.game_seed is not None else None,
         shards=shard_set(config),
     )
+    client: SpadesBot
+    common: dict[str, Any] = {"dev_guild_id": config.dev_guild_id, "channel_lost_timeout": config.channel_lost_timeout,
+              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate,
+              "webhook_edits": config.webhook_edits}
+    if config.shard_count is not None:
+        client = ShardedSpadesBot(service, shard_count=config.shard_count, shard_ids=list(config.shard_ids or ()),
+                                  sync_commands=0 in (config.shard_ids or ()), **common)
+    else:
+        client = SpadesBot(service, **common)
+    listeners.listeners.append(client.publisher)
     season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
     seasons = SeasonService(store, client.podiums, clock=season_clock, shards=shard_set(config))
     tournaments = TournamentService(store, service, client.tournament_host, shards=shard_set(config),
                                     round_pause=config.tournament_round_pause,
                                     rng=random.Random(config.game_seed + 1) if config.game_seed is not None else None)
     listeners.listeners.append(tournaments)  # hears when a table's game ends
-    client.attach(service, seasons, CoachService(service, runner), tournaments)
+    client.attach(seasons, CoachService(service, runner), tournaments)
     return client
 
 

@@ -45,9 +45,10 @@ class SpadesBot(discord.Client):
     """Only guild and guild-message events are needed (the latter to notice what buries a table);
     no privileged intent. Mentions are off everywhere unless a message pings a player on purpose.
     No message cache: nothing reads it, and every edit of a cached table cost a copy and a re-parse
-    of the message when Discord echoed the edit (7% of the bot's CPU under load)."""
+    of the message when Discord echoed the edit (7% of the bot's CPU under load). Built on the game
+    service, which it shows; the other services are attached before it starts."""
 
-    def __init__(self, *, dev_guild_id: int | None = None, sync_commands: bool = True,
+    def __init__(self, service: GameService, *, dev_guild_id: int | None = None, sync_commands: bool = True,
                  refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
                  global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
                  **options: Any) -> None:
@@ -61,34 +62,26 @@ class SpadesBot(discord.Client):
         self.sync_commands = sync_commands
         self.tree: app_commands.CommandTree[SpadesBot] = app_commands.CommandTree(self)
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
-        self.publisher = Publisher(self, refresh_interval=refresh_interval,
+        self.service = service
+        self.publisher = Publisher(self, service, refresh_interval=refresh_interval,
                                    channel_lost_timeout=channel_lost_timeout, global_rate=global_rate,
                                    webhook_edits=webhook_edits)
+        self.handlers = Handlers(service, self.publisher)
         self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
         self.tournament_host = TournamentDesk(self, self.publisher.budget)
-        self._service: GameService | None = None
         self._seasons: SeasonService | None = None
         self._coaching: CoachService | None = None
         self._tournaments: TournamentService | None = None
-        self._click_handlers: Handlers | None = None
         self.fast_clicks = FastClicks(self, PANEL_CLICKS, self.publisher.webhooks.note)
 
-    def attach(self, service: GameService, seasons: SeasonService, coaching: CoachService,
-               tournaments: TournamentService) -> None:
-        """The composition root hands the services in before the client starts."""
-        self._service = service
+    def attach(self, seasons: SeasonService, coaching: CoachService, tournaments: TournamentService) -> None:
+        """The composition root hands the other services in before the client starts (they are
+        built on pieces of the client: the podium poster, the tournament desk)."""
         self._seasons = seasons
         self._coaching = coaching
         self._tournaments = tournaments
-        self.publisher.service = service
         self.podiums.service = seasons
         self.tournament_host.service = tournaments
-        self._click_handlers = Handlers(service, self.publisher)
-
-    @property
-    def service(self) -> GameService:
-        assert self._service is not None, "attach() the service first"
-        return self._service
 
     @property
     def seasons(self) -> SeasonService:
@@ -104,11 +97,6 @@ class SpadesBot(discord.Client):
     def tournaments(self) -> TournamentService:
         assert self._tournaments is not None, "attach() the services first"
         return self._tournaments
-
-    @property
-    def handlers(self) -> Handlers:
-        assert self._click_handlers is not None, "attach() the service first"
-        return self._click_handlers
 
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())
@@ -159,10 +147,9 @@ class SpadesBot(discord.Client):
         if self._seasons is not None:
             await self._seasons.close()
             await self.podiums.close()
-        if self._service is not None:
-            await self._service.close()
-            if await self.publisher.close():
-                await self._service.record_clean_stop()
+        await self.service.close()
+        if await self.publisher.close():
+            await self.service.record_clean_stop()
         await super().close()
 
 

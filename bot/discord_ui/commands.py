@@ -194,13 +194,13 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     async def table(self, interaction: Command) -> None:
         live = _channel_game(interaction)
         interaction.client.publisher.repost(live)
-        what = "table" if live.game is not None else "game"
+        what = "table" if live.started else "game"
         await interaction.response.send_message(f"Here's the {what}.", ephemeral=True)
 
     @app_commands.command(description="The scores hand by hand, of this channel's game or its last one")
     async def score(self, interaction: Command) -> None:
         live = await interaction.client.service.last_game(_guild_id(interaction), _channel_id(interaction))
-        await interaction.response.send_message(render.scoreboard_text(live))
+        await interaction.response.send_message(render.scoreboard_text(live.table_view()))
 
     @app_commands.command(description="The game record as JSON (spades-record/1)")
     @app_commands.describe(game="a game id (in the table's footer); default: this channel's current or last game")

@@ -1,19 +1,28 @@
 """One game's publishing state (its `Desk`) and what its workers are handed: the changes to show,
-and the direct messages that run behind them (`Jobs`)."""
+and the direct messages that run behind them (`Jobs`); and how a call to its channel is retried
+(`guard`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.discord_ui.panels import PanelSet
+import discord
+
+from bot.discord_ui.fastpath import RateLimited
+from bot.discord_ui.panels import RETRY_MAX, TRANSIENT, PanelSet, passing
 from bot.discord_ui.webhooks import Via
 from bot.service import Change, LiveGame
 
 log = logging.getLogger(__name__)
+
+RETRY_FIRST = 1.0
+NO_ACCESS = (50001, 50013)  # missing access, missing permissions
+UNKNOWN_CHANNEL = 10003
 
 
 class Repost:
@@ -106,3 +115,49 @@ def working(desk: Desk) -> bool:
 def nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, Any]:
     """The same nonce for the same owed post however often it is sent: Discord then shows it once."""
     return {} if post_id is None else {"nonce": f"{live.game_id}p{post_id}{suffix}"[:25]}
+
+
+async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]], lost_after: float,
+                give_up: Callable[[LiveGame, str], Awaitable[object]]) -> bool:
+    """Run `work` on the game's channel, retrying passing faults with backoff (the panels and direct
+    messages have their own workers, so the game stays playable meanwhile). A deleted channel, or
+    access lost for `lost_after` seconds, marks the channel gone and calls `give_up` with the reason.
+    False if the work was given up."""
+    delay = RETRY_FIRST
+    while not desk.channel_gone:
+        try:
+            await work()
+            desk.access_lost_since = None
+            return True
+        except discord.NotFound as error:
+            if error.code == UNKNOWN_CHANNEL:
+                desk.channel_gone = True
+                await give_up(live, "its channel was deleted")
+            else:
+                log.warning("game %s: not found: %s", live.game_id, error)
+            return False
+        except discord.Forbidden as error:
+            if error.code not in NO_ACCESS:
+                log.warning("game %s: forbidden: %s", live.game_id, error)
+                return False
+            now = time.monotonic()
+            desk.access_lost_since = desk.access_lost_since or now
+            if now - desk.access_lost_since >= lost_after:
+                desk.channel_gone = True
+                await give_up(live, "I lost access to its channel")
+                return False
+            log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
+        except RateLimited as error:  # honoured to the letter: tried again then, no sooner, no later
+            log.info("game %s: rate limited for %.2f s", live.game_id, error.retry_after)
+            await asyncio.sleep(error.retry_after)
+            continue
+        except discord.HTTPException as error:
+            if not passing(error):
+                log.exception("game %s: couldn't update Discord", live.game_id)
+                return False
+            log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
+        except TRANSIENT as error:
+            log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, RETRY_MAX)
+    return False

@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 
 from bot.discord_ui import render
-from bot.engine import Card, HandLog, Phase, SeatView, card_label
+from bot.engine import Card, Phase, SeatView, TableView, card_label
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
@@ -104,7 +104,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     turn the trick so far with exactly the legal cards, or the bids, enabled for one click. While
     others play it shows nothing that changes with their moves."""
     my_turn = view.my_turn and live.status == "playing"
-    parts: list[Part] = [Text(f"{render.panel_title(live, view)}\n{render.panel_status(live, view)}")]
+    parts: list[Part] = [Text(f"{render.panel_title(view)}\n{render.panel_status(view)}")]
     if notice:
         parts.append(Text(f"⚠️ {notice}"))
     game_id = live.game_id
@@ -121,7 +121,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
             parts += rows([card_button(game_id, card, card in legal) for card in cards])
     if my_turn and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))
-    parts.append(Text(render.panel_details(live, view)))
+    parts.append(Text(render.panel_details(view)))
     return Face(YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR, tuple(parts))
 
 
@@ -130,18 +130,17 @@ def closed_panel(text: str) -> Face:
     return Face(TABLE_COLOUR, (Text(text),))
 
 
-def table(live: LiveGame) -> Face:
-    """The table: seats, scores, the trick with who played what, whose turn; My hand while it runs."""
-    game = live.game
-    assert game is not None
-    parts: list[Part] = [Text(render.table_header(live)), Text(render.table_seats(live)), Divider(),
-                         Text(render.table_play(live))]
-    if live.status == "playing" and not game.is_over:
-        parts.append(Row((hand_button(live.game_id),)))
-    parts.append(Text(render.table_footer(live)))
+def table(public: TableView, playing: bool) -> Face:
+    """The table: seats, scores, the trick with who played what, whose turn; My hand while the game
+    is `playing` (its status: a cancelled or finished game has nothing left to press)."""
+    parts: list[Part] = [Text(render.table_header(public)), Text(render.table_seats(public)), Divider(),
+                         Text(render.table_play(public))]
+    if playing and not public.is_over:
+        parts.append(Row((hand_button(public.game_id),)))
+    parts.append(Text(render.table_footer(public)))
     return Face(TABLE_COLOUR, tuple(parts))
 
 
-def summary(live: LiveGame, hand: HandLog) -> Face:
-    """A finished hand: what each bid and won, the points, bags and distance to go, its last trick."""
-    return Face(SUMMARY_COLOUR, (Text(render.hand_summary(live, hand)),))
+def summary(public: TableView, number: int) -> Face:
+    """Scored hand `number`: what each bid and won, the points, bags and distance to go, its last trick."""
+    return Face(SUMMARY_COLOUR, (Text(render.hand_summary(public, number)),))

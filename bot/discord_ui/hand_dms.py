@@ -1,7 +1,7 @@
 """Each player's hand by direct message: one post per deal, never edited (the panel follows the
 cards), sent behind everything else in the token's budget. A seat deciding on blind nil gets its
 hand once it has chosen; a player whose direct messages are closed is told once, on the table, to
-use the panel."""
+use the panel. What a seat holds comes from that seat's own view, never from the game."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.desk import Desk, nonce
 from bot.discord_ui.fastpath import FastEdits, RateLimited
 from bot.discord_ui.panels import TRANSIENT
-from bot.engine import seat_view
+from bot.engine import Phase, SeatView
 from bot.service import HandDealt, LiveGame
 
 DM_CLOSED = 50007
@@ -28,48 +28,52 @@ DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pai
 
 class HandDMs:
     def __init__(self, client: discord.Client, budget: RestBudget, calls: FastEdits,
-                 say: Callable[[LiveGame, str], Awaitable[object]]) -> None:
+                 say: Callable[[LiveGame, str], Awaitable[object]],
+                 view_for: Callable[[LiveGame, int], SeatView]) -> None:
         self.client = client
         self.budget = budget
         self.calls = calls  # the post and the channel's opening, without discord.py (see fastpath)
         self._say = say  # a line on the game's table
+        self._view_for = view_for  # a seated user's view of the game
         self._channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
 
     async def deal(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
         """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
         has chosen (its cards are shown nowhere before)."""
-        game = live.game
-        if game is None or game.hand_number != change.hand_number or game.is_over:
+        table = live.table_view()
+        if table is None or table.hand_number != change.hand_number or table.is_over:
             return  # an old deal published again after a restart: the table shows what is current
         desk.dms_owed.clear()
-        for seat in live.seats:
-            if seat.user_id is None:
+        for user_id in [seat.user_id for seat in live.seats if seat.user_id is not None]:
+            view = self._seated_view(live, user_id)
+            if view is None:  # left while the others' went out
                 continue
-            if game.cards_hidden(seat.seat):
-                desk.dms_owed[seat.user_id] = change.hand_number
+            if view.cards_hidden:
+                desk.dms_owed[user_id] = change.hand_number
                 continue
-            await self._send(desk, live, seat.user_id, seat.seat, nonce(live, change.post_id, f"d{seat.seat}"))
+            await self._send(desk, live, user_id, view, nonce(live, change.post_id, f"d{view.seat}"))
 
     async def send_owed(self, desk: Desk, live: LiveGame) -> None:
         """The direct messages held back for a blind-nil choice, once made. (Not kept across a
         restart: the panel shows the cards anyway.)"""
         desk.dms_checked = False
-        game = live.game
-        if game is None:
+        if not live.started:
             return
         for user_id, hand in list(desk.dms_owed.items()):
-            seat = live.seat_of(user_id)
-            if seat is None or hand != game.hand_number or game.is_over:
+            view = self._seated_view(live, user_id)
+            if view is None or hand != view.hand_number or view.phase is Phase.OVER:
                 del desk.dms_owed[user_id]
-            elif not game.cards_hidden(seat):
+            elif not view.cards_hidden:
                 del desk.dms_owed[user_id]
                 with contextlib.suppress(discord.HTTPException, *TRANSIENT):
-                    await self._send(desk, live, user_id, seat, {})
+                    await self._send(desk, live, user_id, view, {})
 
-    async def _send(self, desk: Desk, live: LiveGame, user_id: int, seat: int, once: dict[str, Any]) -> None:
-        game = live.game
-        assert game is not None
-        text = render.dm_text(live, seat_view(game, seat), _table_link(live))
+    def _seated_view(self, live: LiveGame, user_id: int) -> SeatView | None:
+        """The view of the seat `user_id` holds now (None: none; seats change while DMs go out)."""
+        return None if live.seat_of(user_id) is None else self._view_for(live, user_id)
+
+    async def _send(self, desk: Desk, live: LiveGame, user_id: int, view: SeatView, once: dict[str, Any]) -> None:
+        text = render.dm_text(view, _table_link(live))
         try:
             await self._post(user_id, text, once.get("nonce"))
         except discord.Forbidden as error:
@@ -78,7 +82,7 @@ class HandDMs:
             if user_id in desk.dm_failed:
                 return
             desk.dm_failed.add(user_id)
-            name = render.seat_name(live, seat)
+            name = view.names[view.seat]
             await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 

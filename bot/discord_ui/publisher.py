@@ -33,25 +33,25 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, nonce, working
+from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, nonce, working
 from bot.discord_ui.faces import Face
-from bot.discord_ui.fastpath import FastEdits, RateLimited
+from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
-from bot.discord_ui.panels import PANEL_LIFE, RETRY_MAX, TRANSIENT, Panel, PanelSet, passing
-from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view, table_view
+from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet
+from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
-from bot.engine import Phase
+from bot.engine import Phase, TableView
 from bot.service import (
     ActedForPlayer,
     Change,
     GameCancelled,
     GameOver,
-    GameService,
     GameStarted,
     HandDealt,
     HandScored,
     LiveGame,
     LobbyChanged,
+    PublisherPort,
     SeatTakenOver,
     TableChanged,
     TurnReminder,
@@ -69,19 +69,19 @@ TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
 # and a process started again at once, which can't know what the killed one spent, has the fifth.
 CHANNEL_EDIT_GAP = 1.25
 BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
-RETRY_FIRST = 1.0
-NO_ACCESS = (50001, 50013)  # missing access, missing permissions
-UNKNOWN_CHANNEL = 10003
 
 
 class Publisher:
-    def __init__(self, client: SpadesBot, *, refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 panel_life: float = PANEL_LIFE, global_rate: float = TOKEN_GLOBAL_RATE,
-                 webhook_edits: int = EDITS_PER_WINDOW, edits: FastEdits | None = None) -> None:
+    """`games` is what it may ask of the game service (its listener, whose changes it publishes)."""
+
+    def __init__(self, client: SpadesBot, games: PublisherPort, *, refresh_interval: float = 1.0,
+                 channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE,
+                 global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
+                 edits: FastEdits | None = None) -> None:
         self.client = client
+        self.games = games
         self.budget = RestBudget(global_rate)  # every call below that counts against the token's limit
         self.panel_life = panel_life
-        self.service: GameService | None = None  # attached by the composition root
         self.refresh_interval = refresh_interval
         self.channel_lost_timeout = channel_lost_timeout
         self._desks: dict[str, Desk] = {}
@@ -89,12 +89,7 @@ class Publisher:
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
         self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
         self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
-        self.dms = HandDMs(client, self.budget, self.edits, self._say)
-
-    @property
-    def games(self) -> GameService:
-        assert self.service is not None, "the composition root attaches the service"
-        return self.service
+        self.dms = HandDMs(client, self.budget, self.edits, self._say, games.view_for)
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
@@ -204,7 +199,7 @@ class Publisher:
                 if desk.queue.empty():
                     break
                 live, item = desk.queue.get_nowait()
-            if (refresh or panels) and live.game is not None:
+            if (refresh or panels) and live.started:
                 await self._refresh_panels(desk, live)
             if refresh:
                 self._to_lane(desk, live, TABLE_DUE)
@@ -249,7 +244,7 @@ class Publisher:
             if desk.lane.empty():
                 if desk.table_stale:
                     await self._table_if_due(desk, live)
-                if live.game is not None and desk.dms_owed and not desk.dms_checked:
+                if live.started and desk.dms_owed and not desk.dms_checked:
                     desk.dms_checked = True
                     desk.dms.add(functools.partial(self.dms.send_owed, desk, live))
                 if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
@@ -260,7 +255,7 @@ class Publisher:
                 return
 
     async def _table_if_due(self, desk: Desk, live: LiveGame) -> None:
-        if live.game is None:
+        if not live.started:
             desk.table_stale = False
             if desk.repost and live.status == "lobby":
                 desk.repost = False
@@ -292,52 +287,8 @@ class Publisher:
             desk.dms.cancel()
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
-        """Run `work`, retrying passing faults with backoff. False if it was given up."""
-        delay = RETRY_FIRST
-        while not desk.channel_gone:
-            try:
-                await work()
-                desk.access_lost_since = None
-                return True
-            except discord.NotFound as error:
-                if error.code == UNKNOWN_CHANNEL:
-                    await self._give_up(desk, live, "its channel was deleted")
-                else:
-                    log.warning("game %s: not found: %s", live.game_id, error)
-                return False
-            except discord.Forbidden as error:
-                if error.code not in NO_ACCESS:
-                    log.warning("game %s: forbidden: %s", live.game_id, error)
-                    return False
-                now = time.monotonic()
-                desk.access_lost_since = desk.access_lost_since or now
-                if now - desk.access_lost_since >= self.channel_lost_timeout:
-                    await self._give_up(desk, live, "I lost access to its channel")
-                    return False
-                log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
-            except RateLimited as error:  # honoured to the letter: tried again then, no sooner, no later
-                log.info("game %s: rate limited for %.2f s", live.game_id, error.retry_after)
-                await self._wait_out(desk, live, error.retry_after)
-                continue
-            except discord.HTTPException as error:
-                if not passing(error):
-                    log.exception("game %s: couldn't update Discord", live.game_id)
-                    return False
-                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            except TRANSIENT as error:
-                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            await self._wait_out(desk, live, delay)
-            delay = min(delay * 2, RETRY_MAX)
-        return False
-
-    async def _wait_out(self, desk: Desk, live: LiveGame, delay: float) -> None:
-        """Wait before retrying the channel. The panels and direct messages don't need it (each has
-        its own worker), so the game stays playable meanwhile."""
-        await asyncio.sleep(delay)
-
-    async def _give_up(self, desk: Desk, live: LiveGame, reason: str) -> None:
-        desk.channel_gone = True
-        await self.games.cancel_for(live, reason)
+        """See `desk.guard`: a game whose channel is lost for good is given up."""
+        return await guard(desk, live, work, self.channel_lost_timeout, self.games.cancel_for)
 
     # ------------------------------------------------------------------------- deliveries
     async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:
@@ -421,7 +372,7 @@ class Publisher:
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
         gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
-        face = faces.summary(live, change.hand)
+        face = faces.summary(_public(live), change.hand.number)
         table, via = change.table_message_id, None
         if desk.table_id == table:
             via = desk.table_via
@@ -443,13 +394,12 @@ class Publisher:
         await self._channel(live).send(view=draw(face), **nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
-        game = live.game
-        assert game is not None
-        names, scores = render.chart_series(live)
-        png = await asyncio.to_thread(score_chart_png, names, scores, live.rules.target,
-                                      title=f"{render.MODE_TITLES[live.mode]} Spades",
-                                      winners=[game.side_of(s) for s in game.winners], mercy=live.rules.mercy)
-        text, chart = render.game_over_text(live, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
+        table = _public(live)
+        names, scores = render.chart_series(table)
+        png = await asyncio.to_thread(score_chart_png, names, scores, table.rules.target,
+                                      title=f"{render.MODE_TITLES[table.mode]} Spades",
+                                      winners=[table.side_of(s) for s in table.winners], mercy=table.rules.mercy)
+        text, chart = render.game_over_text(table, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:  # as a follow-up of the last move's interaction: not counted
             await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
@@ -476,7 +426,7 @@ class Publisher:
         if live.token != change.token or live.human_turn() != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
-        text, view = render.ping_text(live, change.seat), hand_button_view(live.game_id)
+        text, view = render.ping_text(_public(live), user_id), hand_button_view(live.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:
@@ -511,14 +461,13 @@ class Publisher:
         """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
         its webhook about to expire). Posts and edits go through a recent interaction's webhook,
         outside the global limit; the channel endpoints (counted) only when none is live."""
-        game = live.game
-        assert game is not None
+        table = _public(live)
         old, old_via = desk.table_id, desk.table_via
-        if old is None and game.phase in (Phase.DEALING, Phase.OVER):
+        if old is None and table.phase in (Phase.DEALING, Phase.OVER):
             return  # the hand's summary says it all until the next deal (or the game-over post)
         now = time.monotonic()
         fresh = self.webhooks.fresh(live.channel_id)
-        new_hand = game.hand_number != desk.table_hand
+        new_hand = table.hand_number != desk.table_hand
         buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
         # A table whose webhook is about to expire moves to a fresh one. One edited through the
         # channel (the bot restarted, or nobody had clicked there lately) stays where people look
@@ -532,12 +481,12 @@ class Publisher:
         if fresh is None:  # the click or command that moved the game may be a moment from its answer
             fresh = await self.webhooks.answered(live.channel_id)
         if fresh is not None:
-            sent = await fresh.interaction.followup.send(view=table_view(live), wait=True)
+            sent = await fresh.interaction.followup.send(view=draw(_table_face(live)), wait=True)
             message_id, desk.table_via = sent.id, fresh
         else:
             await self.budget.take(Priority.TABLE)
-            message_id, desk.table_via = (await self._channel(live).send(view=table_view(live))).id, None
-        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, game.hand_number
+            message_id, desk.table_via = (await self._channel(live).send(view=draw(_table_face(live)))).id, None
+        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, table.hand_number
         await self.games.set_table_message(live, message_id)
         if old is not None:
             await self._delete(live.channel_id, old, old_via)
@@ -548,10 +497,10 @@ class Publisher:
         try:
             if via is not None and via.alive(time.monotonic()):
                 await self._webhook_turn(via)
-                await self.edits.edit(via.interaction, table, faces.table(live))
+                await self.edits.edit(via.interaction, table, _table_face(live))
             else:
                 await self.budget.take(Priority.TABLE)
-                await self._channel(live).get_partial_message(table).edit(view=table_view(live))
+                await self._channel(live).get_partial_message(table).edit(view=draw(_table_face(live)))
         except discord.NotFound:
             return False
         return True
@@ -566,3 +515,14 @@ class Publisher:
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))
 
+
+def _public(live: LiveGame) -> TableView:
+    """What a started game shows in its channel: its public snapshot, never the game itself."""
+    table = live.table_view()
+    assert table is not None, "only a started game has a table"
+    return table
+
+
+def _table_face(live: LiveGame) -> Face:
+    """The table as the game stands now (drawn once the call may go, so it shows the latest)."""
+    return faces.table(_public(live), live.status == "playing")

@@ -1,8 +1,9 @@
 """Text for everything the bot shows. Pure functions, so they are easy to test.
 
-Only the panel and the direct message take a seat's cards, and only from that seat's own view;
-everything posted in a channel is built from public information. No game ids in what players
-read: the table's footer and the record keep them.
+Only the panel and the direct message take a seat's cards, and only from that seat's own view
+(`SeatView`); everything posted in a channel is drawn from the game's public snapshot (`TableView`),
+never from the game itself. No game ids in what players read: the table's footer and the record
+keep them.
 """
 
 from __future__ import annotations
@@ -13,12 +14,11 @@ from datetime import UTC, datetime
 from bot.engine import (
     OPTIONS,
     Card,
-    Game,
-    HandLog,
     Mode,
     Phase,
     Rules,
     SeatView,
+    TableView,
     TrickLog,
     card_label,
     display_sorted,
@@ -63,6 +63,7 @@ def points(score: int) -> str:
 
 
 def seat_name(live: LiveGame, seat: int) -> str:
+    """A seat's name from the game's seats (lobby notices; the table reads its snapshot's names)."""
     return live.seats[seat].name
 
 
@@ -105,17 +106,17 @@ def _rank(card: Card) -> str:
     return label[:-1] if label[-1] in SUIT_SYMBOLS else label
 
 
-def trick_text(live: LiveGame, plays: Sequence[tuple[int, Card]], winner: int | None = None) -> str:
+def trick_text(names: Sequence[str], plays: Sequence[tuple[int, Card]], winner: int | None = None) -> str:
     """Each card with who played it; the winner's card in bold."""
     shown = []
     for seat, card in plays:
-        text = f"{seat_name(live, seat)}{NBSP}{card_label(card)}"
+        text = f"{names[seat]}{NBSP}{card_label(card)}"
         shown.append(f"**{text}**{NBSP}✔" if seat == winner else text)
     return SEP.join(shown)
 
 
-def last_trick_text(live: LiveGame, trick: TrickLog) -> str:
-    return f"{trick_text(live, trick.plays, trick.winner)} — **{seat_name(live, trick.winner)}**{NBSP}takes{NBSP}it"
+def last_trick_text(names: Sequence[str], trick: TrickLog) -> str:
+    return f"{trick_text(names, trick.plays, trick.winner)} — **{names[trick.winner]}**{NBSP}takes{NBSP}it"
 
 
 # ---------------------------------------------------------------------------------- lobby
@@ -142,68 +143,62 @@ def lobby_text(live: LiveGame) -> str:
 
 
 # ---------------------------------------------------------------------------------- table
-def bid_text(game: Game, seat: int) -> str:
-    bid = game.bids[seat]
+def bid_text(table: TableView, seat: int) -> str:
+    bid = table.bids[seat]
     if bid is None:
         return "—"
     if bid == 0:
-        return "blind nil" if game.blind[seat] else "nil"
+        return "blind nil" if table.blind[seat] else "nil"
     return str(bid)
 
 
-def table_header(live: LiveGame) -> str:
-    game = live.game
-    assert game is not None
-    return f"### ♠ {MODE_TITLES[live.mode]} Spades · hand {max(game.hand_number, 1)} · to {live.rules.target}"
+def table_header(table: TableView) -> str:
+    return f"### ♠ {MODE_TITLES[table.mode]} Spades · hand {max(table.hand_number, 1)} · to {table.rules.target}"
 
 
-def table_seats(live: LiveGame) -> str:
+def table_seats(table: TableView) -> str:
     """A line per seat: name, bid, tricks this hand, score and bags; who acts, who deals."""
-    game = live.game
-    assert game is not None
-    scores, bags = game.scores, game.bags
+    scores, bags = table.scores, table.bags
     lines = []
-    for seat in range(game.seats):
-        marker = "▶ " if game.turn == seat else ""
-        dealer = " (dealer)" if game.dealer == seat and not game.is_over else ""
-        team = f"{SEP}team{NBSP}{game.side_of(seat) + 1}" if live.mode is Mode.PARTNERS else ""
-        lines.append(f"{marker}**{seat_name(live, seat)}**{dealer} — bid{NBSP}{bid_text(game, seat)}{SEP}"
-                     f"won{NBSP}{game.tricks_won[seat]}{SEP}{points(scores[seat])}{SEP}{plural(bags[seat], 'bag')}"
+    for seat in range(table.seats):
+        marker = "▶ " if table.turn == seat else ""
+        dealer = " (dealer)" if table.dealer == seat and not table.is_over else ""
+        team = f"{SEP}team{NBSP}{table.side_of(seat) + 1}" if table.mode is Mode.PARTNERS else ""
+        lines.append(f"{marker}**{table.names[seat]}**{dealer} — bid{NBSP}{bid_text(table, seat)}{SEP}"
+                     f"won{NBSP}{table.tricks_won[seat]}{SEP}{points(scores[seat])}{SEP}{plural(bags[seat], 'bag')}"
                      f"{team}")
     return "\n".join(lines)
 
 
-def table_play(live: LiveGame) -> str:
+def table_play(table: TableView) -> str:
     """The trick in progress, the last trick taken, and what happens next."""
-    game = live.game
-    assert game is not None
     lines = []
-    hand = game.hand_logs[-1] if game.hand_logs else None
-    if game.phase is Phase.PLAYING:
+    hand = table.hands[-1] if table.hands else None
+    if table.phase is Phase.PLAYING:
         number = len(hand.tricks) + 1 if hand else 1
-        shown = trick_text(live, game.trick) if game.trick else "no card yet"
+        shown = trick_text(table.names, table.trick) if table.trick else "no card yet"
         lines.append(f"**Trick {number}:** {shown}")
-    if hand is not None and hand.tricks and game.phase is not Phase.BIDDING:
-        lines.append(f"Last trick: {last_trick_text(live, hand.tricks[-1])}")
-    if game.is_over:
+    if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
+        lines.append(f"Last trick: {last_trick_text(table.names, hand.tricks[-1])}")
+    if table.is_over:
         lines.append("**The game is over.**")
-    elif game.phase is Phase.DEALING:
+    elif table.phase is Phase.DEALING:
         lines.append("Hand over: the next one is being dealt.")
-    elif game.turn is not None:
-        action = "bid" if game.phase is Phase.BIDDING else "play"
-        spades = "" if game.phase is Phase.BIDDING else (" · spades broken" if game.spades_broken
-                                                         else " · spades not broken")
-        lines.append(f"▶ **{seat_name(live, game.turn)}** to {action}{spades}")
+    elif table.turn is not None:
+        action = "bid" if table.phase is Phase.BIDDING else "play"
+        spades = "" if table.phase is Phase.BIDDING else (" · spades broken" if table.spades_broken
+                                                          else " · spades not broken")
+        lines.append(f"▶ **{table.names[table.turn]}** to {action}{spades}")
     return "\n".join(lines)
 
 
-def table_footer(live: LiveGame) -> str:
-    return f"-# game {live.game_id} · {rules_summary(live.rules, live.mode)}"
+def table_footer(table: TableView) -> str:
+    return f"-# game {table.game_id} · {rules_summary(table.rules, table.mode)}"
 
 
-def table_text(live: LiveGame) -> str:
+def table_text(table: TableView) -> str:
     """The whole table as plain text (the same parts the table message lays out)."""
-    return "\n".join([table_header(live), table_seats(live), table_play(live), table_footer(live)])
+    return "\n".join([table_header(table), table_seats(table), table_play(table), table_footer(table)])
 
 
 # ---------------------------------------------------------------------------------- panel
@@ -214,15 +209,13 @@ CHOOSE_BLIND_NIL_FIRST = f"First choose: bid blind nil, or look at your cards. {
 CARDS_SHOWN = "You looked at your cards: no blind nil this hand. Bid here or with `/spades bid`."
 
 
-def panel_status(live: LiveGame, view: SeatView) -> str:
+def panel_status(view: SeatView) -> str:
     """One line that tells the player what to do now."""
-    game = live.game
-    assert game is not None
-    if game.is_over:
+    if view.phase is Phase.OVER:
         return "The game is over."
     if view.cards_hidden:
         when = "It's your turn to bid." if view.my_turn else "Decide before your turn to bid."
-        return (f"You're far enough behind to bid **blind nil** (±{live.rules.blind_nil_value}, before "
+        return (f"You're far enough behind to bid **blind nil** (±{view.rules.blind_nil_value}, before "
                 f"seeing your cards). {when} Choose **Blind nil** or **Show my cards** below, or type "
                 "`/spades bid blind nil` or `/spades bid show my cards`.")
     if view.turn is None:
@@ -239,20 +232,20 @@ def panel_status(live: LiveGame, view: SeatView) -> str:
     led = SUIT_OF[view.trick[0][1]]
     follow = any(SUIT_OF[c] == led for c in view.hand)
     how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
-    return f"**Your turn:** {seat_name(live, view.trick[0][0])} led {card_label(view.trick[0][1])}, {how}."
+    return f"**Your turn:** {view.names[view.trick[0][0]]} led {card_label(view.trick[0][1])}, {how}."
 
 
-def panel_title(live: LiveGame, view: SeatView) -> str:
-    return f"### Your hand · {MODE_TITLES[live.mode]} · hand {view.hand_number}"
+def panel_title(view: SeatView) -> str:
+    return f"### Your hand · {MODE_TITLES[view.mode]} · hand {view.hand_number}"
 
 
-def panel_details(live: LiveGame, view: SeatView) -> str:
+def panel_details(view: SeatView) -> str:
     """On the player's turn the trick so far (or the bids); always their own bid, tricks and score."""
     lines = []
     if view.my_turn and view.phase is Phase.PLAYING:
-        lines.append(f"Trick: {trick_text(live, view.trick)}" if view.trick else "Trick: no card yet")
+        lines.append(f"Trick: {trick_text(view.names, view.trick)}" if view.trick else "Trick: no card yet")
     elif view.my_turn and view.phase is Phase.BIDDING:
-        bids = [f"{seat_name(live, s)} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
+        bids = [f"{view.names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
@@ -268,46 +261,45 @@ def _bid_word(view: SeatView, seat: int) -> str:
 
 
 # ------------------------------------------------------------------------------ direct message
-def dm_text(live: LiveGame, view: SeatView, table_link: str) -> str:
+def dm_text(view: SeatView, table_link: str) -> str:
     """The dealt hand by direct message, sorted, with a link to the table: sent once a deal and
     never edited (the live panel follows the cards as they are played). No buttons."""
-    title = f"**Your hand** · {MODE_TITLES[live.mode]} Spades · hand {view.hand_number}"
+    title = f"**Your hand** · {MODE_TITLES[view.mode]} Spades · hand {view.hand_number}"
     hand = hand_text(view.hand, "\n")
     return f"{title}\n{hand}\nPlay at the table: {table_link}"
 
 
 # ------------------------------------------------------------------------------ turn mention
-def ping_text(live: LiveGame, seat: int) -> str:
-    game = live.game
-    assert game is not None
-    mention = f"<@{live.seats[seat].user_id}>"
-    if game.phase is Phase.BIDDING:
-        bids = [f"{seat_name(live, s)} {bid_text(game, s)}" for s in range(game.seats) if game.bids[s] is not None]
+def ping_text(table: TableView, user_id: int | None) -> str:
+    """The mention of a person whose turn it is (`user_id`), with what they need to act."""
+    mention = f"<@{user_id}>"
+    if table.phase is Phase.BIDDING:
+        bids = [f"{table.names[s]} {bid_text(table, s)}" for s in range(table.seats) if table.bids[s] is not None]
         so_far = f" Bids so far: {' · '.join(bids)}." if bids else ""
         return f"{mention}, your turn to bid.{so_far}"
-    if game.trick:
-        leader, card = game.trick[0]
-        led = f"{seat_name(live, leader)} led {card_label(card)}"
-        return f"{mention}, your turn: {led} ({trick_text(live, game.trick)})."
+    if table.trick:
+        leader, card = table.trick[0]
+        led = f"{table.names[leader]} led {card_label(card)}"
+        return f"{mention}, your turn: {led} ({trick_text(table.names, table.trick)})."
     return f"{mention}, your lead."
 
 
 # ------------------------------------------------------------------------------ after a hand
-def hand_summary(live: LiveGame, hand: HandLog) -> str:
+def hand_summary(table: TableView, hand_number: int) -> str:
     """Bid against tricks won, points (a bag penalty said in words), running bags with a warning near
-    the limit, the distance to the target, and the hand's last trick."""
+    the limit, the distance to the target, and the last trick of hand `hand_number` (a scored one)."""
+    hand = table.hands[hand_number - 1]
     result = hand.result
-    game = live.game
-    assert result is not None and game is not None
-    rules = live.rules
-    previous = game.hand_logs[hand.number - 2].result if hand.number > 1 else None
+    assert result is not None
+    rules = table.rules
+    previous = table.hands[hand_number - 2].result if hand_number > 1 else None
     bids = {b.seat: ("blind nil" if b.blind else "nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
-    lines = [f"### Hand {hand.number} scored"]
+    lines = [f"### Hand {hand_number} scored"]
     warn = False
-    for side in range(game.sides):
-        members = game.side_seats(side)
+    for side in range(table.sides):
+        members = table.side_seats(side)
         first = members[0]
-        who = " & ".join(f"**{seat_name(live, s)}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
+        who = " & ".join(f"**{table.names[s]}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
                          for s in members)
         score = result.scores[first]
         to_go = rules.target - score
@@ -324,33 +316,32 @@ def hand_summary(live: LiveGame, hand: HandLog) -> str:
     if warn:
         lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
     if hand.tricks:
-        lines.append(f"Last trick: {last_trick_text(live, hand.tricks[-1])}")
+        lines.append(f"Last trick: {last_trick_text(table.names, hand.tricks[-1])}")
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ game over
-def game_over_text(live: LiveGame, outcome: FinishOutcome) -> str:
+def game_over_text(table: TableView, outcome: FinishOutcome) -> str:
     """The winner, the final standings and what the game did to each person's rating."""
-    game = live.game
-    assert game is not None
-    names = " & ".join(seat_name(live, s) for s in game.winners)
-    hands = plural(game.hands_played, "hand")
-    how = {"target": f"Past the target of {live.rules.target} after {hands}.",
-           "mercy": f"The mercy rule ended the game after {hands}: a score fell to {number(-(live.rules.mercy or 0))}.",
-           "forfeit": f"By forfeit, after {hands}."}.get(game.ended.value if game.ended else "", f"After {hands}.")
-    lines = [f"## 🏆 {names} {'win' if len(game.winners) > 1 else 'wins'}!", how]
+    names = " & ".join(table.names[s] for s in table.winners)
+    hands = plural(table.hands_played, "hand")
+    rules = table.rules
+    how = {"target": f"Past the target of {rules.target} after {hands}.",
+           "mercy": f"The mercy rule ended the game after {hands}: a score fell to {number(-(rules.mercy or 0))}.",
+           "forfeit": f"By forfeit, after {hands}."}.get(table.ended.value if table.ended else "", f"After {hands}.")
+    lines = [f"## 🏆 {names} {'win' if len(table.winners) > 1 else 'wins'}!", how]
     changes = {c.seat: c for c in outcome.changes}
-    places = game.places()
+    places = table.places
     seen_sides: set[int] = set()
-    for seat in sorted(range(game.seats), key=lambda s: (places[s], s)):
-        side = game.side_of(seat)
+    for seat in sorted(range(table.seats), key=lambda s: (places[s], s)):
+        side = table.side_of(seat)
         if side in seen_sides:
             continue
         seen_sides.add(side)
-        who = " & ".join(seat_name(live, s) for s in game.side_seats(side))
-        ratings = [rating_change_text(changes[s]) for s in game.side_seats(side) if s in changes]
+        who = " & ".join(table.names[s] for s in table.side_seats(side))
+        ratings = [rating_change_text(changes[s]) for s in table.side_seats(side) if s in changes]
         rated = f" · {'; '.join(ratings)}" if ratings else ""
-        lines.append(f"{ordinal(places[seat])} **{who}** — {points(game.scores[seat])}{rated}")
+        lines.append(f"{ordinal(places[seat])} **{who}** — {points(table.scores[seat])}{rated}")
     return "\n".join(lines)
 
 
@@ -364,13 +355,11 @@ def rating_change_text(change: RatingChange) -> str:
     return f"rating {number(change.rating_after, '.1f')} ({number(delta, '+.1f')}) · #{change.rank_after}{was}"
 
 
-def chart_series(live: LiveGame) -> tuple[list[str], list[list[int]]]:
+def chart_series(table: TableView) -> tuple[list[str], list[list[int]]]:
     """Side names and each side's running score after every scored hand, for the score chart."""
-    game = live.game
-    assert game is not None
-    names = [" & ".join(seat_name(live, s) for s in game.side_seats(side)) for side in range(game.sides)]
-    scores = [[hand.result.scores[game.side_seats(side)[0]] for side in range(game.sides)]
-              for hand in game.hand_logs if hand.result is not None]
+    names = [" & ".join(table.names[s] for s in table.side_seats(side)) for side in range(table.sides)]
+    scores = [[hand.result.scores[table.side_seats(side)[0]] for side in range(table.sides)]
+              for hand in table.hands if hand.result is not None]
     return names, scores
 
 
@@ -379,26 +368,26 @@ def cancelled_text(reason: str) -> str:
 
 
 # ------------------------------------------------------------------------------ commands
-def scoreboard_text(live: LiveGame) -> str:
-    game = live.game
-    if game is None:
+def scoreboard_text(table: TableView | None) -> str:
+    """The scores hand by hand (`table` None: the game hasn't started)."""
+    if table is None:
         return "The game hasn't started yet."
-    heads = [" & ".join(seat_name(live, s)[:8] for s in game.side_seats(side)) for side in range(game.sides)]
+    heads = [" & ".join(table.names[s][:8] for s in table.side_seats(side)) for side in range(table.sides)]
     width = max(12, *(len(h) for h in heads))
     rows = ["Hand  " + "  ".join(f"{h:>{width}}" for h in heads)]
-    for hand in game.hand_logs:
+    for hand in table.hands:
         if hand.result is None:
             continue
         cells = []
-        for side in range(game.sides):
-            seat = game.side_seats(side)[0]
+        for side in range(table.sides):
+            seat = table.side_seats(side)[0]
             cells.append(f"{number(hand.result.hand_points[seat], '+5d')} ={number(hand.result.scores[seat], '5d')}")
         rows.append(f"{hand.number:>4}  " + "  ".join(f"{c:>{width}}" for c in cells))
     text = "\n".join(rows)
     if len(text) > 1700:  # a very long game: keep the latest hands
         text = "\n".join([rows[0], "   …", *rows[-(1700 // len(rows[0]) - 2):]])
-    state = "final scores" if game.is_over else f"to {live.rules.target}"
-    return f"**Scores** · {MODE_TITLES[live.mode]} · {state}\n```\n{text}\n```"
+    state = "final scores" if table.is_over else f"to {table.rules.target}"
+    return f"**Scores** · {MODE_TITLES[table.mode]} · {state}\n```\n{text}\n```"
 
 
 def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry],

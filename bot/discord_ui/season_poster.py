@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.discord_ui.budget import Priority, RestBudget
+from bot.discord_ui.desk import RETRY_FIRST
 from bot.discord_ui.panels import RETRY_MAX, passing
-from bot.discord_ui.publisher import RETRY_FIRST
 from bot.discord_ui.season_render import podium_picture, podium_text
 from bot.service.seasons import Podium, SeasonService
 

@@ -21,10 +21,10 @@ import discord
 from discord import ui
 
 from bot.discord_ui.budget import Priority, RestBudget
+from bot.discord_ui.desk import NO_ACCESS, RETRY_FIRST
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.panels import RETRY_MAX, passing
-from bot.discord_ui.publisher import NO_ACCESS, RETRY_FIRST
 from bot.discord_ui.tournament_render import (
     cancelled_text,
     podium_picture,

@@ -17,7 +17,7 @@ import discord
 from discord import ui
 
 from bot.discord_ui import coach_ui, faces
-from bot.engine import Card, HandLog, SeatView
+from bot.engine import Card, SeatView, TableView
 from bot.service import LiveGame
 
 GAME = r"(?P<game>[0-9a-f]{1,32})"
@@ -197,12 +197,13 @@ def rematch_view(game_id: str) -> ui.View:
     return _buttons([RematchButton(game_id), ReviewButton(game_id)])
 
 
-def table_view(live: LiveGame) -> ui.LayoutView:
-    return draw(faces.table(live))
+def table_view(table: TableView, playing: bool) -> ui.LayoutView:
+    """The table message (see `faces.table`)."""
+    return draw(faces.table(table, playing))
 
 
-def summary_view(live: LiveGame, hand: HandLog) -> ui.LayoutView:
-    return draw(faces.summary(live, hand))
+def summary_view(table: TableView, number: int) -> ui.LayoutView:
+    return draw(faces.summary(table, number))
 
 
 def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -> ui.LayoutView:

@@ -54,18 +54,28 @@ from bot.engine.swiss import (
 )
 from bot.engine.tournament import TOURNAMENT_FORMAT, Stage, Tournament, table_result
 from bot.engine.tournament_events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
-from bot.engine.view import RecordView, SeatView, public_record, record_for, seat_view
+from bot.engine.view import (
+    PublicHand,
+    RecordView,
+    SeatView,
+    TableView,
+    public_record,
+    record_for,
+    seat_view,
+    table_view,
+)
 
 __all__ = [
     "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "POINTS_BY_PLACE",
     "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError",
     "CardPlayed", "Dealt", "Ending", "EngineError", "Entrant", "Event", "Forfeited", "Game", "HandLog",
-    "HandResult", "IllegalAction", "IllegalBid", "IllegalCard", "Mode", "NotYourTurn", "Phase", "RecordView",
-    "Revealed",
+    "HandResult", "IllegalAction", "IllegalBid", "IllegalCard", "Mode", "NotYourTurn", "Phase", "PublicHand",
+    "RecordView", "Revealed",
     "RoundResult", "RuleError", "Rules", "SeatTally", "SeatView", "SideScore", "Stage", "Standing", "Table",
-    "TableResult", "Tournament", "TournamentEvent", "TrickLog", "WrongPhase", "card_code", "card_label",
+    "TableResult", "TableView", "Tournament", "TournamentEvent", "TrickLog", "WrongPhase", "card_code", "card_label",
     "card_name", "cards_of", "decide_unfinished", "default_players", "display_sorted", "event_from_json",
     "event_to_json", "export_record", "game_end", "mask_of", "parse_card", "points_for_places",
     "public_record", "record_for", "score_side", "seat_round", "seat_tallies", "seat_view", "standings", "table_result",
+    "table_view",
     "tournament_event_from_json", "tournament_event_to_json", "units_per_table",
 ]

@@ -717,12 +717,10 @@ class Game:
 
     def places(self) -> tuple[int, ...]:
         """Final place per seat (1 is first; ties share a place; a forfeiting side is last)."""
-        forfeiter = next((self.side_of(e.seat) for e in self._events if isinstance(e, Forfeited)), None)
-
-        def standing(side: int) -> tuple[bool, int]:
-            return (side != forfeiter, self._side_scores[side])
-
-        return tuple(
-            1 + sum(1 for other in range(self.sides) if standing(other) > standing(self.side_of(s)))
-            for s in range(self.seats)
-        )
+        # A forfeit ends the game, so it is the last event: no need to search them all (a table's
+        # public view asks on every move).
+        last = self._events[-1] if self._ended is Ending.FORFEIT else None
+        forfeiter = self.side_of(last.seat) if isinstance(last, Forfeited) else None
+        standings = [(side != forfeiter, score) for side, score in enumerate(self._side_scores)]
+        side_places = [1 + sum(other > mine for other in standings) for mine in standings]
+        return tuple(side_places[side] for side in self._seat_side)

@@ -1,7 +1,7 @@
-"""What one seat may know. Discord renderers and computer players read only this.
+"""What one seat may know, and what everyone may. Discord renderers and computer players read only this.
 
-Neither a seat's view nor a running game's public record holds another seat's cards, and not even
-the seat's own cards while its blind nil decision is pending.
+Neither a seat's view, nor the table's view, nor a running game's public record holds another
+seat's cards, and a seat's view not even its own cards while its blind nil decision is pending.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from typing import Any, NamedTuple
 
 from bot.engine.cards import Card, cards_of, mask_of
 from bot.engine.errors import IllegalAction
-from bot.engine.game import Game, Phase, TrickLog
+from bot.engine.events import BidMade
+from bot.engine.game import Ending, Game, HandResult, Phase, TrickLog
 from bot.engine.record import export_record
 from bot.engine.rules import Mode, Rules
 
@@ -94,6 +95,109 @@ def seat_view(game: Game, seat: int) -> SeatView:
         bags=game.bags,
         tricks_per_hand=game.tricks_per_hand,
         deck_size=len(game.deck()),
+    )
+
+
+class PublicHand(NamedTuple):
+    """One hand as the table saw it: its bids, the tricks played so far and, once scored, its
+    result; never its deal nor the card set aside (a :class:`HandLog` holds both)."""
+
+    number: int
+    dealer: int
+    bids: tuple[BidMade, ...]
+    tricks: tuple[TrickLog, ...]
+    result: HandResult | None
+
+
+class TableView(NamedTuple):
+    """Everything public about a game, frozen: what the table, its summaries and the score chart
+    are drawn from, so nothing posted in a channel is ever drawn from the game that holds every
+    hand. No unplayed card and no seed (every deal follows from it)."""
+
+    game_id: str
+    mode: Mode
+    rules: Rules
+    seats: int
+    names: tuple[str, ...]
+    sides: int
+    side_members: tuple[tuple[int, ...], ...]  # the seats of each side
+    seat_sides: tuple[int, ...]  # the side of each seat
+    phase: Phase
+    hand_number: int
+    dealer: int
+    turn: int | None
+    bids: tuple[int | None, ...]
+    blind: tuple[bool, ...]
+    tricks_won: tuple[int, ...]
+    hand_sizes: tuple[int, ...]
+    trick: tuple[tuple[int, Card], ...]
+    trick_leader: int | None
+    spades_broken: bool
+    scores: tuple[int, ...]
+    bags: tuple[int, ...]
+    ended: Ending | None
+    winners: tuple[int, ...]
+    places: tuple[int, ...]
+    hands: tuple[PublicHand, ...]  # every hand dealt so far, the one in play (if any) last
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    @property
+    def hands_played(self) -> int:
+        """Hands scored so far."""
+        return sum(1 for hand in self.hands if hand.result is not None)
+
+    def side_of(self, seat: int) -> int:
+        return self.seat_sides[seat]
+
+    def side_seats(self, side: int) -> tuple[int, ...]:
+        return self.side_members[side]
+
+
+def table_view(game: Game, earlier: TableView | None = None) -> TableView:
+    """The game as everyone at the table may see it (see :class:`TableView`).
+
+    `earlier`, a view built before from this same game object (not a replay of it, which may have
+    gone another way since), lends what never changes in it: the sides and the scored hands. A
+    view then costs as little late in a long game as in its first hand.
+    """
+    if earlier is None:
+        side_members = tuple(game.side_seats(side) for side in range(game.sides))
+        seat_sides = tuple(game.side_of(seat) for seat in range(game.seats))
+        scored: tuple[PublicHand, ...] = ()
+    else:
+        side_members, seat_sides, scored = earlier.side_members, earlier.seat_sides, earlier.hands
+        if scored and scored[-1].result is None:  # only the last hand can be unscored
+            scored = scored[:-1]
+    return TableView(
+        game_id=game.game_id,
+        mode=game.mode,
+        rules=game.rules,
+        seats=game.seats,
+        names=game.names,
+        sides=game.sides,
+        side_members=side_members,
+        seat_sides=seat_sides,
+        phase=game.phase,
+        hand_number=game.hand_number,
+        dealer=game.dealer,
+        turn=game.turn,
+        bids=tuple(game.bids),
+        blind=tuple(game.blind),
+        tricks_won=game.tricks_won,
+        hand_sizes=game.hand_sizes,
+        trick=game.trick,
+        trick_leader=game.trick_leader,
+        spades_broken=game.spades_broken,
+        scores=game.scores,
+        bags=game.bags,
+        ended=game.ended,
+        winners=game.winners,
+        places=game.places(),
+        hands=scored + tuple(PublicHand(log.number, log.dealer, tuple(log.bids), tuple(log.tricks), log.result)
+                             for log in game.hand_logs[len(scored):]),
     )
 
 

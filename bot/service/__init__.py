@@ -16,7 +16,7 @@ from bot.service.changes import (
     TurnStarted,
 )
 from bot.service.clock import Clock, ManualClock, SystemClock
-from bot.service.context import BOT_LEVELS, BOT_WIDE, DEFAULT_LOBBY_TIMEOUT, Listener
+from bot.service.context import BOT_LEVELS, BOT_WIDE, DEFAULT_LOBBY_TIMEOUT, Listener, PublisherPort
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.games import GameService
 from bot.service.inputs import SHOW_MY_CARDS, asks_to_see_cards, parse_bid
@@ -28,6 +28,7 @@ __all__ = [
     "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "SHOW_MY_CARDS", "ActedForPlayer", "Change", "Clock", "Decider",
     "FinishOutcome", "GameCancelled", "GameOver", "GameService", "GameStarted", "HandDealt", "HandScored",
     "InlineDecider", "LeaderboardEntry", "LeaderboardSort", "Listener", "LiveGame", "LobbyChanged",
-    "ManualClock", "PlayerStats", "RatingChange", "Refusal", "SaveFailed", "Season", "SeasonRhythm", "SeatTakenOver",
+    "ManualClock", "PlayerStats", "PublisherPort", "RatingChange", "Refusal", "SaveFailed", "Season", "SeasonRhythm",
+    "SeatTakenOver",
     "SystemClock", "TableChanged", "TrickWon", "TurnReminder", "TurnStarted", "asks_to_see_cards", "parse_bid",
 ]

@@ -1,5 +1,7 @@
 """What the parts of the game service share: the store, the listener, the clock, the pace of play,
-and the games this process is running, found by channel and by id; with the guards they all use."""
+and the games this process is running, found by channel and by id; with the guards they all use.
+Also the two ports between the service and the Discord layer: what the service tells it (`Listener`)
+and what its publisher may ask back (`PublisherPort`)."""
 
 from __future__ import annotations
 
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.ai import LEVELS
-from bot.engine import Game
+from bot.engine import Game, SeatView
 from bot.service.changes import Change
 from bot.service.clock import Clock
 from bot.service.errors import Refusal, SaveFailed
@@ -32,6 +34,21 @@ class Listener(Protocol):
     """Receives what changed, in order, while the game's lock is held; must not block."""
 
     def publish(self, live: LiveGame, changes: Sequence[Change]) -> None: ...
+
+
+class PublisherPort(Protocol):
+    """What the publisher may ask of the game service, and no more: give up a game whose channel
+    is gone, confirm an owed post, say which messages show a game, and one seat's view for its panel."""
+
+    async def cancel_for(self, live: LiveGame, reason: str) -> None: ...
+
+    async def delivered(self, post_id: int) -> None: ...
+
+    async def set_lobby_message(self, live: LiveGame, message_id: int) -> None: ...
+
+    async def set_table_message(self, live: LiveGame, message_id: int | None) -> None: ...
+
+    def view_for(self, live: LiveGame, user_id: int) -> SeatView: ...
 
 
 @dataclass(frozen=True, slots=True)

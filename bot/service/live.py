@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
-from bot.engine import Game, Mode, Rules
+from bot.engine import Game, Mode, Rules, TableView, table_view
 from bot.service.deadlines import Timer, from_stored
 from bot.store import GameInfo, Seat
 
@@ -32,6 +32,8 @@ class LiveGame:
     timer: asyncio.Task[None] | None = None
     ping_timer: asyncio.Task[None] | None = None
     save_failures: int = 0  # in a row: how long to wait before retrying what a failed save left undone
+    # The public snapshot last built, with the game, the event count and the names it was built from.
+    _public: tuple[Game, int, tuple[str, ...], TableView] | None = field(default=None, init=False, repr=False)
 
     @classmethod
     def from_info(cls, info: GameInfo, game: Game | None, turn_timeout: float) -> LiveGame:
@@ -68,6 +70,26 @@ class LiveGame:
     def token(self) -> int:
         """Changes with every accepted action, so a timer set before it knows it is stale."""
         return self.game.event_count if self.game is not None else 0
+
+    @property
+    def started(self) -> bool:
+        """The game has started (it has an engine game), whatever became of it since."""
+        return self.game is not None
+
+    def table_view(self) -> TableView | None:
+        """What everyone may see of the game (None before it starts), for the Discord layer, which
+        never reads the game itself: it holds every hand. Built once per accepted action (or rename,
+        or game put back after a failed save), however many messages are drawn from it."""
+        game = self.game
+        if game is None:
+            return None
+        cached = self._public
+        if cached is not None and cached[0] is game and cached[1:3] == (game.event_count, game.names):
+            return cached[3]
+        earlier = cached[3] if cached is not None and cached[0] is game else None  # a game put back is new
+        view = table_view(game, earlier)
+        self._public = (game, game.event_count, game.names, view)
+        return view
 
     def names(self) -> list[str]:
         return [s.name for s in self.seats]

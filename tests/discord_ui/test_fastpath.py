@@ -16,7 +16,7 @@ from aiohttp import web
 
 from bot.discord_ui import faces, fastpath
 from bot.discord_ui.views import draw
-from bot.engine import Game, Mode, Rules, seat_view
+from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
 from bot.store import Seat
 
@@ -45,7 +45,7 @@ def _faces_through_games() -> list[faces.Face]:
         assert game is not None
         for step in range(400):
             if step % 7 == 0:
-                found.append(faces.table(live))
+                found.append(faces.table(table_view(game), playing=True))
                 for viewer in range(game.seats):
                     found.append(faces.panel(live, seat_view(game, viewer), "Not your turn." if viewer else None))
             if game.is_over:
@@ -60,8 +60,7 @@ def _faces_through_games() -> list[faces.Face]:
                 game.play(seat, rng.choice(seat_view(game, seat).legal_cards))
             if game.phase.name == "DEALING":
                 game.deal()
-        live.status = "finished"
-        found.append(faces.table(live))
+        found.append(faces.table(table_view(game), playing=False))
     return found
 
 

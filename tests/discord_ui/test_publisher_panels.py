@@ -17,6 +17,7 @@ from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import Game, Mode, Rules, seat_view
 from bot.service import LiveGame
 from bot.store import Seat
+from tests.discord_ui.fakes import Games
 
 
 class RecordingEdits(FastEdits):
@@ -44,7 +45,7 @@ def _texts(face: faces.Face) -> str:
 
 async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     edits = RecordingEdits()
-    publisher = Publisher(None, panel_life=1.0, edits=edits)  # type: ignore[arg-type]
+    publisher = Publisher(None, Games(), panel_life=1.0, edits=edits)  # type: ignore[arg-type]
     seats = [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))]
     live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status="playing")
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
@@ -107,7 +108,7 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
         async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
             sent.append((time.monotonic(), message))
 
-    publisher = Publisher(None, edits=Timed())  # type: ignore[arg-type]
+    publisher = Publisher(None, Games(), edits=Timed())  # type: ignore[arg-type]
     live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1,
                     [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))],
                     120.0, status="playing")

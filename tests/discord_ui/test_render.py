@@ -27,7 +27,7 @@ from bot.discord_ui.views import (
     summary_view,
     table_view,
 )
-from bot.engine import Game, Mode, Phase, Rules, card_label, mask_of, parse_card, seat_view
+from bot.engine import Game, Mode, Phase, Rules, TableView, card_label, mask_of, parse_card, seat_view
 from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 from bot.store import ModeRating, Seat
 
@@ -41,6 +41,13 @@ def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
     live = LiveGame("abc123", 1, 2, mode, rules, 1, seats, 120.0, status="playing")
     live.game = Game.new("abc123", mode, rules, seed=seed, names=names)
     return live
+
+
+def _public(live: LiveGame) -> TableView:
+    """What the channel is shown of a started game."""
+    table = live.table_view()
+    assert table is not None
+    return table
 
 
 def _walk(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -89,13 +96,13 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
     random_move = random_moves(rng)
     for turn in turns(game):
         public = _held_by_others(game, None)
-        _, table = _layout(table_view(live))
+        _, table = _layout(table_view(_public(live), True))
         assert not set(LABEL.findall(table)) & public, table
-        assert len(render.scoreboard_text(live)) <= MAX_CONTENT
-        assert not set(LABEL.findall(render.ping_text(live, turn))) & public
+        assert len(render.scoreboard_text(live.table_view())) <= MAX_CONTENT
+        assert not set(LABEL.findall(render.ping_text(_public(live), live.seats[turn].user_id))) & public
         for seat in range(game.seats):
             mine = seat_view(game, seat)
-            private = _layout(panel_view(live, mine))[1] + render.dm_text(live, mine, "https://example.invalid/t")
+            private = _layout(panel_view(live, mine))[1] + render.dm_text(mine, "https://example.invalid/t")
             shown = set(LABEL.findall(private))
             assert not shown & _held_by_others(game, seat), private
             if game.cards_hidden(seat):
@@ -103,9 +110,9 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
         apply_move(game, turn, random_move(game, turn))
         for hand in game.hand_logs:
             if hand.result is not None and hand is game.hand_logs[-1]:
-                summary = _layout(summary_view(live, hand))[1]
+                summary = _layout(summary_view(_public(live), hand.number))[1]
                 assert not set(LABEL.findall(summary)) & _held_by_others(game, None)
-    over = render.game_over_text(live, outcome)
+    over = render.game_over_text(_public(live), outcome)
     assert over.startswith("## 🏆") and len(over) <= MAX_CONTENT
 
 
@@ -167,12 +174,12 @@ def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_foote
         game.bid(game.turn or 0, 4)
     for _ in range(4):
         game.play(game.turn or 0, game.legal_cards(game.turn or 0)[0])
-    _within_limits(table_view(live))
-    components, text = _layout(table_view(live))
+    _within_limits(table_view(_public(live), True))
+    components, text = _layout(table_view(_public(live), True))
     for name in ("alice", "bob", "carol"):
         assert f"**{name}**" in text
     last = game.hand_logs[-1].tricks[-1]
-    assert render.last_trick_text(live, last) in text
+    assert render.last_trick_text(game.names, last) in text
     assert f"▶ **{live.seats[game.turn or 0].name}** to play" in text and "to 300" in text
     assert "-# game abc123 · nil=off" in text and "Trick 2:" in text
     assert [c["custom_id"] for c in components if c.get("type") == 2] == ["spades:table:abc123:hand"]
@@ -232,7 +239,7 @@ def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
             before = game.hand_logs[-2].result.bags if len(game.hand_logs) > 1 else (0, 0, 0)  # type: ignore[union-attr]
             penalised.extend(s for s in range(3) if before[s] + hand.result.new_bags[s] >= 2)
             penalties = [(before[s] + hand.result.new_bags[s] - hand.result.bags[s]) // 2 for s in range(3)]
-    text = render.hand_summary(live, hand)
+    text = render.hand_summary(_public(live), hand.number)
     lines = {name: next(line for line in text.splitlines() if line.startswith(f"**{name}**"))
              for name in ("alice", "bob", "carol")}
     for seat, name in enumerate(("alice", "bob", "carol")):
@@ -257,20 +264,20 @@ def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words(
     random_move = random_moves(rng)
     for seat in turns(game):
         apply_move(game, seat, random_move(game, seat))
-        shown += [render.table_seats(live), *(render.panel_details(live, seat_view(game, s)) for s in range(3))]
+        shown += [render.table_seats(_public(live)), *(render.panel_details(seat_view(game, s)) for s in range(3))]
         if game.hand_logs[-1].result is not None:
-            shown.append(render.hand_summary(live, game.hand_logs[-1]))
+            shown.append(render.hand_summary(_public(live), game.hand_number))
     assert min(game.scores) < 0  # random bids go set: negative scores to show
     outcome = FinishOutcome(live.game_id, (RatingChange(0, "1", "alice", 1.5, -2.8, 3, 4, games=9),
                                            RatingChange(1, "2", "bob", None, 3.0, None, 1, games=1)), False)
-    shown.append(render.game_over_text(live, outcome))
+    shown.append(render.game_over_text(_public(live), outcome))
     shown.append(render.leaderboard_text("Table", "cutthroat", "rating", [
         LeaderboardEntry(1, 1, "alice", 9, 1, 0.11, -40, -4.4, -1.5, 20.0, 7.0)]))
     shown.append(render.stats_text("alice", PlayerStats(1, 1, None, 9, 1, 0.11, -4.4, 5, 9, 0, 1, 40, 30, 0.75,
                                                         (ModeRating("cutthroat", -1.5, 20.0, 7.0, 1, 9, 1),))))
     for text in shown:
         assert not HYPHEN_NUMBER.search(text) and not LOOSE_NUMBER.search(text), text
-    scoreboard = render.scoreboard_text(live)
+    scoreboard = render.scoreboard_text(live.table_view())
     rules = render.rules_text(Mode.CUTTHROAT, live.rules, "Rules")
     for text in (scoreboard, rules):
         assert not HYPHEN_NUMBER.search(text), text

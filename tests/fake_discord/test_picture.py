@@ -16,7 +16,7 @@ from bot.ai.drive import computer_players, drive
 from bot.discord_ui.chart import HEIGHT, SHOWN_WIDTH, WIDTH, chart_font, has_glyph, printable_text, score_chart_png
 from bot.discord_ui.render import chart_series, game_over_text, lobby_text
 from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_view, table_view
-from bot.engine import Game, Mode, Phase, Rules, seat_view
+from bot.engine import Game, Mode, Phase, Rules, TableView, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange
 from bot.store import Seat
 from devkit.fake_discord.picture import (
@@ -39,6 +39,12 @@ def play_until(game: Game, players: list[ComputerPlayer], stop: Callable[[Game],
     drive(game, computer_players(players), until=stop)
 
 
+def public(live: LiveGame) -> TableView:
+    table = live.table_view()
+    assert table is not None
+    return table
+
+
 def sample_game() -> list[ShownMessage]:
     """The messages of a seeded cutthroat game, as the bot builds them and a channel shows them."""
     mode, rules = Mode.CUTTHROAT, Rules(target=250)
@@ -52,20 +58,20 @@ def sample_game() -> list[ShownMessage]:
     live.game = game = Game.new(live.game_id, mode, rules, seed=7, names=list(PLAYERS.values()))
     players = [make_player("normal", seed=seat) for seat in range(mode.seats)]
     play_until(game, players, lambda g: g.phase is Phase.PLAYING)  # the first lead: a full hand of 17 cards
-    table = ShownMessage("Spades", bot=True, edited=True, components=table_view(live).to_components(),
+    table = ShownMessage("Spades", bot=True, edited=True, components=table_view(public(live), True).to_components(),
                          timestamp="Today at 21:03")
     panel = ShownMessage("Spades", bot=True, ephemeral=True,
                          components=panel_view(live, seat_view(game, game.turn or 0)).to_components())
     play_until(game, players, lambda g: len(g.hand_logs) == 2 and g.hand_logs[0].result is not None)
-    summary = ShownMessage("Spades", bot=True, components=summary_view(live, game.hand_logs[0]).to_components())
+    summary = ShownMessage("Spades", bot=True, components=summary_view(public(live), 1).to_components())
     chat = ShownMessage("Carol", "gg <@2>, that *nil* was **brave** — `/spades hand` again? 🃏♠♥",
                         timestamp="Today at 21:07", edited=True)
     play_until(game, players, lambda g: False)
     outcome = FinishOutcome(live.game_id, (RatingChange(0, "u1", "Alice", None, 3.2, None, 1, games=1),
                                            RatingChange(1, "u2", "Bob", 4.1, 2.9, 1, 2, games=7)), False)
-    names, scores = chart_series(live)
+    names, scores = chart_series(public(live))
     chart = score_chart_png(names, scores, rules.target, title="Cutthroat Spades", winners=game.winners)
-    over = ShownMessage("Spades", game_over_text(live, outcome), bot=True, attachments=[("scores.png", chart)],
+    over = ShownMessage("Spades", game_over_text(public(live), outcome), bot=True, attachments=[("scores.png", chart)],
                         components=rematch_view(live.game_id).to_components())
     return [lobby, table, panel, summary, chat, over]
 

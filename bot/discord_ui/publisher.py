@@ -372,7 +372,7 @@ class Publisher:
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
         gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
-        face = faces.summary(_public(live), change.hand.number)
+        face = faces.summary(_public(live), change.hand_number)
         table, via = change.table_message_id, None
         if desk.table_id == table:
             via = desk.table_via

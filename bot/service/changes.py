@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.engine import HandLog, TrickLog
+from bot.engine import TrickLog
 from bot.store import FinishOutcome
 
 
@@ -45,9 +45,11 @@ class TrickWon:
 
 @dataclass(frozen=True, slots=True)
 class HandScored:
-    """A hand ended. `table_message_id`: the table message that showed it, which becomes its summary."""
+    """A hand ended. `table_message_id`: the table message that showed it, which becomes its summary.
+    The number only: the Discord layer draws the summary from the public view, and the hand's log
+    holds its deal."""
 
-    hand: HandLog
+    hand_number: int
     table_message_id: int | None = None
     post_id: int | None = None
 

@@ -123,7 +123,7 @@ class Outbox:
         number = int(post.payload.get("hand", 0))
         if post.kind == "hand_scored" and game is not None and 0 < number <= len(game.hand_logs):
             table = post.payload.get("table")
-            return HandScored(game.hand_logs[number - 1], int(table) if table else None, post.post_id)
+            return HandScored(number, int(table) if table else None, post.post_id)
         if post.kind == "hand_dealt" and game is not None:
             return HandDealt(number, hidden_seats(game) if game.hand_number == number else (), post.post_id)
         if post.kind == "game_over" and game is not None and game.ended is not Ending.CANCELLED:

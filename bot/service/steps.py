@@ -43,7 +43,7 @@ class Step:
 def post_for(change: Change) -> Post | None:
     """What a change owes Discord if the process dies before it is published."""
     if isinstance(change, HandScored):
-        return Post("hand_scored", {"hand": change.hand.number, "table": change.table_message_id})
+        return Post("hand_scored", {"hand": change.hand_number, "table": change.table_message_id})
     if isinstance(change, HandDealt):
         return Post("hand_dealt", {"hand": change.hand_number})
     if isinstance(change, GameCancelled):
@@ -95,7 +95,7 @@ def act(live: LiveGame, action: Callable[[], object], extra: Sequence[Change], n
     hand = game.hand_logs[hand_index]
     changes.extend(TrickWon(t) for t in hand.tricks[tricks_before:])
     if hand.result is not None:
-        changes.append(HandScored(hand, live.table_message_id))
+        changes.append(HandScored(hand.number, live.table_message_id))
         if not game.is_over and pace.hand_pause <= 0:
             game.deal()
             changes.append(HandDealt(game.hand_number, hidden_seats(game)))

@@ -138,7 +138,7 @@ async def test_a_hands_summary_and_the_next_deal_are_published_after_a_crash(har
     assert resumed is not None and resumed.game is not None
     scored = harness.recorder.of(HandScored)
     dealt = harness.recorder.of(HandDealt)
-    assert [s.hand.number for s in scored] == [1] and scored[0].post_id is not None
+    assert [s.hand_number for s in scored] == [1] and scored[0].post_id is not None
     assert [d.hand_number for d in dealt] == [2] and resumed.game.hand_number == 2
     assert harness.recorder.of(TableChanged)
     await harness.shutdown()

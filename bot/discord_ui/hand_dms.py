@@ -75,7 +75,7 @@ class HandDMs:
     async def _send(self, desk: Desk, live: LiveGame, user_id: int, view: SeatView, once: dict[str, Any]) -> None:
         text = render.dm_text(view, _table_link(live))
         try:
-            await self._post(user_id, text, once.get("nonce"))
+            await self.post(user_id, text, once.get("nonce"))
         except discord.Forbidden as error:
             if error.code not in (DM_CLOSED, None):
                 raise
@@ -86,23 +86,20 @@ class HandDMs:
             await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 
-    async def _post(self, user_id: int, text: str, once: str | None) -> None:
-        """Post in the user's DM; a 429 is honoured and the post tried again once it has passed, as
-        discord.py does. With the deal's nonce, Discord shows it once however often it is sent."""
+    async def post(self, user_id: int, text: str, once: str | None = None, priority: Priority = Priority.DM) -> None:
+        """Post in the user's DM, within the budget at `priority`; a 429 is honoured and the post tried
+        again once it has passed, as discord.py does. With a nonce (the deal's), Discord shows it once
+        however often it is sent."""
         for attempt in range(1, DM_TRIES + 1):
             try:
                 channel_id = await self.channel_id(user_id)
-                await self.budget.take(Priority.DM)
+                await self.budget.take(priority)
                 await self.calls.post(self._token(), channel_id, text, once)
                 return
             except RateLimited as limited:
                 if attempt == DM_TRIES:
                     raise
                 await asyncio.sleep(limited.retry_after)
-
-    async def channel(self, user_id: int) -> discord.PartialMessageable:
-        """A user's DM channel, for discord.py to post in (a rare notice)."""
-        return self.client.get_partial_messageable(await self.channel_id(user_id), type=discord.ChannelType.private)
 
     async def channel_id(self, user_id: int) -> int:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so

@@ -412,11 +412,10 @@ class Publisher:
         if desk.channel_gone:  # tell the players where it can still be said
             for seat in live.seats:
                 if seat.user_id is not None:
-                    with contextlib.suppress(discord.HTTPException):
-                        channel = await self.dms.channel(seat.user_id)
-                        await self.budget.take(Priority.OWED)
-                        await channel.send(f"Your Spades game in <#{live.channel_id}> was cancelled "
-                                           f"({change.reason}). Nothing counts toward the leaderboard.")
+                    with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                        await self.dms.post(seat.user_id, f"Your Spades game in <#{live.channel_id}> was cancelled "
+                                            f"({change.reason}). Nothing counts toward the leaderboard.",
+                                            priority=Priority.OWED)
             return
         await self._guard(desk, live, lambda: self._render_lobby(desk, live))
         await self._guard(desk, live, lambda: self._say(live, text, **nonce(live, change.post_id)))

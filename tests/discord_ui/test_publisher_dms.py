@@ -4,9 +4,6 @@ has seen since, and a player who leaves while the hands go out gets none."""
 from __future__ import annotations
 
 from types import SimpleNamespace
-from typing import Any
-
-import discord
 
 from bot.discord_ui import render
 from bot.discord_ui.desk import Desk
@@ -42,12 +39,9 @@ class CountingCalls(FastEdits):
 
 
 class Client:
-    """What the publisher asks of the client to reach a DM: its token, and a channel by id."""
+    """What the publisher asks of the client to reach a DM: its token."""
 
     http = SimpleNamespace(token="made-up")
-
-    def get_partial_messageable(self, channel_id: int, *, type: discord.ChannelType) -> tuple[int, Any]:
-        return channel_id, type
 
 
 async def test_more_players_than_discord_py_remembers_each_open_their_dm_once() -> None:
@@ -56,7 +50,7 @@ async def test_more_players_than_discord_py_remembers_each_open_their_dm_once() 
     players = range(1, 301)  # discord.py itself keeps only the last 128 DM channels
     for _hand in range(3):
         for user_id in players:
-            assert await publisher.dms.channel(user_id) == (10_000 + user_id, discord.ChannelType.private)
+            assert await publisher.dms.channel_id(user_id) == 10_000 + user_id
     assert calls.opened == list(players)
 
 

@@ -14,7 +14,7 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.coach_ui import review_command
 from bot.discord_ui.commands import SpadesCommands
 from bot.discord_ui.errors import report_error
-from bot.discord_ui.fastclick import FastClicks
+from bot.discord_ui.fastgateway import FastClicks, count_messages
 from bot.discord_ui.handlers import Handlers
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.season_commands import SeasonCommands
@@ -102,6 +102,7 @@ class SpadesBot(discord.Client):
         self.tree.add_command(spades_group())
         self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
         self.fast_clicks.install()
+        count_messages(self, self.publisher.note_message)
         if self.sync_commands:
             await self._sync_commands()
         # Checking the token, logging in (who the bot is, its application) and the sync, moments ago.
@@ -114,9 +115,6 @@ class SpadesBot(discord.Client):
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         self.publisher.webhooks.note(interaction)
-
-    async def on_message(self, message: discord.Message) -> None:
-        self.publisher.note_message(message.channel.id, message.id)
 
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         self.publisher.note_message(payload.channel_id, payload.message_id, deleted=True)

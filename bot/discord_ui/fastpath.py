@@ -36,7 +36,7 @@ import aiohttp
 import discord
 import orjson
 
-from bot.discord_ui import faces, fastclick
+from bot.discord_ui import faces, fastgateway
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
 _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
@@ -143,7 +143,7 @@ class FastEdits:
                 if time.monotonic() + wait >= give_up_at:
                     raise
                 await asyncio.sleep(wait)
-        fastclick.mark_updated(interaction)
+        fastgateway.mark_updated(interaction)
 
     async def _send(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> bytes:
         async with self._open().request(method, url, data=body, headers=headers) as response:

@@ -168,7 +168,7 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
         await coach_ui.review(interaction, self.game_id)
 
 
-# The panel's buttons, clicked on almost every move: answered by `fastclick` without discord.py's
+# The panel's buttons, clicked on almost every move: answered by `fastgateway` without discord.py's
 # dispatch (the DynamicItems still draw them, and answer them should the fast route pass one on).
 PANEL_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,

@@ -1,17 +1,24 @@
-"""Clicks on a panel's cards and bids, routed to their button's callback without discord.py's dispatch.
+"""The gateway's busiest events, handled without discord.py's parsing: clicks on a panel's cards
+and bids, routed to their button's callback, and the channel messages the bot only counts.
 
-Why: a click on a panel is the bot's most frequent event. discord.py answers every component click
-by rebuilding a view of dynamic items from the clicked message (every card and bid button of the
-panel) to find the one clicked, then scheduling the item's callback and the `interaction` event as
-two tasks; that was about a tenth of the bot's CPU at 200 interactions a second (py-spy on
+Why, clicks: a click on a panel is the bot's most frequent event. discord.py answers every component
+click by rebuilding a view of dynamic items from the clicked message (every card and bid button of
+the panel) to find the one clicked, then scheduling the item's callback and the `interaction` event
+as two tasks; that was about a tenth of the bot's CPU at 200 interactions a second (py-spy on
 `bench/bench_load.py --config pg-1 --rate 200`). Here the gateway's INTERACTION_CREATE for one of
 these buttons becomes the same `Interaction` and goes straight to the button's callback, in one
 task; every other interaction goes to discord.py as before. The click is answered by
 `fastpath.FastEdits.update`, which marks the interaction answered here.
 
+Why, messages: the bot reads a channel's messages only to count what buries its table, by id. Yet
+for each message posted (a table, a summary, anyone's chat) and each edited (the table, about once a
+move) discord.py built a whole `Message`, with its author and components, and an event task: a
+twentieth of the bot's CPU under load. Here MESSAGE_CREATE goes straight to the counter with the
+two ids, and MESSAGE_UPDATE, which nothing reads (there is no message cache), is dropped.
+
 discord.py's private parts are used only in this module: `ConnectionState.parsers` (the gateway's
 event table, the same dict every shard's websocket reads) and `InteractionResponse._response_type`
-(what `response.is_done()` reads). `tests/discord_ui/test_fastclick.py` fails when either changes.
+(what `response.is_done()` reads). `tests/discord_ui/test_fastgateway.py` fails when either changes.
 """
 
 from __future__ import annotations
@@ -86,6 +93,14 @@ class FastClicks:
         task = asyncio.get_running_loop().create_task(run())
         self._running.add(task)
         task.add_done_callback(self._running.discard)
+
+
+def count_messages(client: discord.Client, note: Callable[[int, int], None]) -> None:
+    """Every message posted in a channel the bot sees is `note(channel_id, message_id)`; edits are
+    not read at all."""
+    parsers: dict[str, Callable[[Any], None]] = client._connection.parsers
+    parsers["MESSAGE_CREATE"] = lambda data: note(int(data["channel_id"]), int(data["id"]))
+    parsers["MESSAGE_UPDATE"] = lambda data: None
 
 
 def _without_components(data: Mapping[str, Any]) -> Mapping[str, Any]:

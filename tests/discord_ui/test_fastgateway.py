@@ -16,7 +16,7 @@ import discord.http
 import pytest
 
 from bot.discord_ui import faces
-from bot.discord_ui.fastclick import FastClicks
+from bot.discord_ui.fastgateway import FastClicks, count_messages
 from bot.discord_ui.fastpath import FastEdits
 from devkit.fake_discord import FakeDiscord, point_discord_py_at
 from devkit.fake_discord.pytest_plugin import started_fake_discord
@@ -60,14 +60,24 @@ class Other(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"other:(?P
 
 class Client(discord.Client):
     def __init__(self) -> None:
-        super().__init__(intents=discord.Intents(guilds=True), allowed_mentions=discord.AllowedMentions.none())
+        super().__init__(intents=discord.Intents(guilds=True, guild_messages=True),
+                         allowed_mentions=discord.AllowedMentions.none())
         self.noted: list[int] = []
+        self.counted: list[tuple[int, int]] = []
+        self.dispatched: list[str] = []  # message events that reached discord.py's own handlers
         self.fast = FastClicks(self, [(r"pick:(?P<number>\d+)", Pick)], lambda i: self.noted.append(i.id))
         self.ready = asyncio.Event()
 
     async def setup_hook(self) -> None:
         self.add_dynamic_items(Other)
         self.fast.install()
+        count_messages(self, lambda channel_id, message_id: self.counted.append((channel_id, message_id)))
+
+    async def on_message(self, message: discord.Message) -> None:
+        self.dispatched.append("message")
+
+    async def on_raw_message_edit(self, payload: discord.RawMessageUpdateEvent) -> None:
+        self.dispatched.append("edit")
 
     async def on_ready(self) -> None:
         self.ready.set()
@@ -122,3 +132,22 @@ async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_thr
             reply = await fake.wait_for_response(other)
             assert reply.message is not None and reply.message.content == "other 5"
             assert client.fast.taken == 1  # left to discord.py, which found its dynamic item
+
+
+async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read() -> None:
+    async with started_fake_discord() as fake:
+        owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
+        guild = fake.create_guild("Club", owner)
+        fake.add_member(guild, alice)
+        channel = fake.create_channel(guild, "spades")
+        async with running(fake) as client:
+            chat = await fake.send_user_message(alice, channel, "nice hand")
+            posted = await client.get_partial_messageable(channel.id).send("the table")
+            await posted.edit(content="the table, a move later")
+            for _ in range(100):
+                if len(client.counted) == 2:
+                    break
+                await asyncio.sleep(0.02)
+            await asyncio.sleep(0.1)  # time for an edit's event, were it read
+            assert client.counted == [(channel.id, chat.id), (channel.id, posted.id)]
+            assert client.dispatched == []  # no Message built, no event task: the ids were enough

@@ -37,6 +37,7 @@ import discord
 import orjson
 
 from bot.discord_ui import faces, fastgateway
+from bot.discord_ui.keepalive import KeepAliveClient, Reply
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
 _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
@@ -87,23 +88,17 @@ ANSWER_RETRIES_WITHIN = 2.5  # seconds: Discord drops an interaction not answere
 class RateLimited(discord.HTTPException):
     """A 429, with how long Discord asked to wait: nothing is sent there again before."""
 
-    def __init__(self, response: aiohttp.ClientResponse, data: Any) -> None:
-        super().__init__(response, data)
+    def __init__(self, response: Reply, data: Any) -> None:
+        super().__init__(response, data)  # it reads only the status and reason
         retry_after = data.get("retry_after") if isinstance(data, dict) else None
-        self.retry_after = float(retry_after if retry_after is not None else response.headers.get("Retry-After", 1))
+        self.retry_after = float(retry_after if retry_after is not None else response.headers.get("retry-after", 1))
 
 
 class FastEdits:
     """Answers clicks and edits messages through interactions' webhooks (outside the global rate limit)."""
 
-    def __init__(self) -> None:
-        self._session: aiohttp.ClientSession | None = None
-
-    def _open(self) -> aiohttp.ClientSession:
-        if self._session is None or self._session.closed:
-            self._session = aiohttp.ClientSession(cookie_jar=aiohttp.DummyCookieJar(),
-                                                  timeout=aiohttp.ClientTimeout(total=30))
-        return self._session
+    def __init__(self, client: KeepAliveClient | None = None) -> None:
+        self._client = client or KeepAliveClient(timeout=30.0)
 
     async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
         """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
@@ -136,7 +131,7 @@ class FastEdits:
             try:
                 await self._send("POST", url, body, _JSON)
                 break
-            except (RateLimited, discord.DiscordServerError, aiohttp.ClientConnectionError) as error:
+            except (RateLimited, discord.DiscordServerError, OSError) as error:
                 # The move is saved: a refused answer is tried again (as discord.py did) while
                 # Discord's window for it lasts, never before a 429 says.
                 wait = error.retry_after if isinstance(error, RateLimited) else 0.1 * 2 ** attempt
@@ -145,38 +140,38 @@ class FastEdits:
                 await asyncio.sleep(wait)
         fastgateway.mark_updated(interaction)
 
-    async def _send(self, method: str, url: str, body: bytes, headers: dict[str, str]) -> bytes:
-        async with self._open().request(method, url, data=body, headers=headers) as response:
-            if response.status < 300:
-                return await response.read()
-            text = await response.text()
-            try:
-                data: Any = json.loads(text)
-            except ValueError:
-                data = text
-            if response.status == 404:
-                raise discord.NotFound(response, data)
-            if response.status == 403:
-                raise discord.Forbidden(response, data)
-            if response.status >= 500:
-                raise discord.DiscordServerError(response, data)
-            if response.status == 429:
-                raise RateLimited(response, data)
-            raise discord.HTTPException(response, data)
+    async def _send(self, method: str, url: str, body: bytes, headers: bytes) -> bytes:
+        reply = await self._client.request(method, url, body, headers)
+        if reply.status < 300:
+            return reply.body
+        text = reply.body.decode(errors="replace")
+        try:
+            data: Any = json.loads(text)
+        except ValueError:
+            data = text
+        response: Any = reply  # discord.py's errors read its status and reason
+        if reply.status == 404:
+            raise discord.NotFound(response, data)
+        if reply.status == 403:
+            raise discord.Forbidden(response, data)
+        if reply.status >= 500:
+            raise discord.DiscordServerError(response, data)
+        if reply.status == 429:
+            raise RateLimited(reply, data)
+        raise discord.HTTPException(response, data)
 
     async def close(self) -> None:
-        if self._session is not None:
-            await self._session.close()
+        await self._client.close()
 
 
-_JSON = {"Content-Type": "application/json"}
 _USER_AGENT = (f"DiscordBot (https://github.com/Rapptz/discord.py {discord.__version__}) "
                f"Python/{sys.version_info[0]}.{sys.version_info[1]} aiohttp/{aiohttp.__version__}")  # as discord.py's
+_JSON = b"Content-Type: application/json\r\nUser-Agent: %s\r\n" % _USER_AGENT.encode()
 
 
 @functools.cache
-def _bot(token: str) -> dict[str, str]:
+def _bot(token: str) -> bytes:
     """The headers of a call made as the bot (the token's calls), as discord.py sends them."""
-    return {**_JSON, "Authorization": f"Bot {token}", "User-Agent": _USER_AGENT}
+    return _JSON + b"Authorization: Bot %s\r\n" % token.encode()
 
 _NO_MENTIONS = discord.AllowedMentions.none().to_dict()  # as the bot's client sets for every message

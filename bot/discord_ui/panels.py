@@ -8,7 +8,6 @@ again with backoff, latest state first; a panel whose message or token is gone i
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import time
@@ -31,7 +30,7 @@ PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little bef
 PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
                 "Press **My hand** on the table for a fresh one.")
 RETRY_MAX = 60.0
-TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, asyncio.TimeoutError, ConnectionError)
+TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, OSError)  # OSError: a dropped connection, a timeout
 
 
 def passing(error: BaseException) -> bool:

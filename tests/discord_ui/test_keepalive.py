@@ -1,0 +1,207 @@
+"""The fast path's own HTTP/1.1 client: against servers that answer the ways real ones do (by
+length, chunked, to the end of the connection, over TLS) and misbehave the ways real ones do
+(closing an idle connection, dropping one mid-answer, never answering)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ssl
+from collections.abc import AsyncIterator, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import trustme
+import uvloop
+
+from bot.discord_ui.keepalive import Disconnected, KeepAliveClient
+
+Answer = Callable[[bytes, int], tuple[bytes, bool]]  # (request's body, its number) → (bytes to send, close after)
+
+
+def by_length(body: bytes, status: int = 200, extra: bytes = b"") -> bytes:
+    return b"HTTP/1.1 %d X\r\nContent-Type: application/json\r\n%sContent-Length: %d\r\n\r\n%s" % (
+        status, extra, len(body), body)
+
+
+@dataclass
+class Server:
+    """A raw HTTP/1.1 server on 127.0.0.1: counts connections and requests, answers as told."""
+
+    answer: Answer
+    connections: int = 0
+    requests: list[bytes] = field(default_factory=list)
+    port: int = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                              if line.lower().startswith(b"content-length:"))
+                body = await reader.readexactly(length)
+                self.requests.append(head.split(b"\r\n")[0] + b" " + body)
+                out, close = self.answer(body, len(self.requests))
+                writer.write(out)
+                await writer.drain()
+                if close:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        writer.close()
+
+
+@contextlib.asynccontextmanager
+async def serving(answer: Answer, tls: ssl.SSLContext | None = None) -> AsyncIterator[Server]:
+    server = Server(answer)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0, ssl=tls)
+    server.port = listening.sockets[0].getsockname()[1]
+    try:
+        yield server
+    finally:
+        listening.close()
+        await listening.wait_closed()
+
+
+Scenario = Callable[[], Coroutine[Any, Any, None]]
+
+
+@pytest.fixture(params=["asyncio", "uvloop"])
+def run(request: pytest.FixtureRequest) -> Callable[[Scenario], None]:
+    """Each scenario on both event loops: the bot runs on uvloop, whose transports differ."""
+    return lambda scenario: (uvloop.run if request.param == "uvloop" else asyncio.run)(scenario())
+
+
+Run = Callable[[Scenario], None]
+
+
+def test_calls_one_after_another_share_one_connection(run: Run) -> None:
+    async def scenario() -> None:
+        async with serving(lambda body, n: (by_length(b'{"n": %d, "echo": "%s"}' % (n, body)), False)) as server:
+            client = KeepAliveClient()
+            try:
+                replies = [await client.request("PATCH", f"http://127.0.0.1:{server.port}/api/x/{i}", b"b%d" % i,
+                                                b"Content-Type: application/json\r\n") for i in range(5)]
+            finally:
+                await client.close()
+        assert [r.body for r in replies] == [b'{"n": %d, "echo": "b%d"}' % (i + 1, i) for i in range(5)]
+        assert [r.status for r in replies] == [200] * 5 and replies[0].headers["content-type"] == "application/json"
+        assert server.connections == 1
+        assert server.requests[2] == b"PATCH /api/x/2 HTTP/1.1 b2"
+    run(scenario)
+
+
+def test_calls_at_once_each_get_their_own_answer(run: Run) -> None:
+    async def scenario() -> None:
+        async with serving(lambda body, n: (by_length(body), False)) as server:
+            client = KeepAliveClient()
+            try:
+                replies = await asyncio.gather(*(
+                    client.request("POST", f"http://127.0.0.1:{server.port}/p", b"%d" % i, b"") for i in range(20)))
+            finally:
+                await client.close()
+        assert [r.body for r in replies] == [b"%d" % i for i in range(20)]
+    run(scenario)
+
+
+def test_a_chunked_answer_and_one_read_to_the_end_are_read_whole(run: Run) -> None:
+    chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n7;x=1\r\n, world\r\n0\r\n\r\n"
+    to_the_end = b"HTTP/1.1 404 Not Found\r\n\r\n{\"message\": \"Unknown Webhook\"}"
+
+    async def scenario() -> None:
+        async with serving(lambda body, n: (chunked, False) if n == 1 else (to_the_end, True)) as server:
+            client = KeepAliveClient()
+            try:
+                first, second, third = [await client.request("GET", f"http://127.0.0.1:{server.port}/{i}", b"", b"")
+                                        for i in range(3)]
+            finally:
+                await client.close()
+        assert first.body == b"hello, world"
+        assert (second.status, second.reason, second.body) == (404, "Not Found", b'{"message": "Unknown Webhook"}')
+        assert third.status == 404 and server.connections == 2  # the connection ended with the answer
+    run(scenario)
+
+
+def test_a_connection_the_server_closed_while_idle_is_replaced_and_the_call_made_once(run: Run) -> None:
+    async def scenario() -> None:
+        async with serving(lambda body, n: (by_length(b"ok", extra=b"Connection: keep-alive\r\n"), n == 1)) as server:
+            client = KeepAliveClient()
+            try:
+                await client.request("PATCH", f"http://127.0.0.1:{server.port}/a", b"1", b"")
+                await asyncio.sleep(0.05)  # the server has closed it; the client may not have noticed yet
+                reply = await client.request("PATCH", f"http://127.0.0.1:{server.port}/a", b"2", b"")
+            finally:
+                await client.close()
+        assert reply.body == b"ok" and server.connections == 2
+        assert server.requests == [b"PATCH /a HTTP/1.1 1", b"PATCH /a HTTP/1.1 2"]
+    run(scenario)
+
+
+def test_a_reused_connection_closed_without_a_word_sends_the_call_again_on_a_fresh_one(run: Run) -> None:
+    """The race of a server closing an idle connection as the client reuses it, from the client's side."""
+    async def scenario() -> None:
+        async with serving(lambda body, n: (b"", True) if n == 2 else (by_length(b"ok %d" % n), False)) as server:
+            client = KeepAliveClient()
+            try:
+                await client.request("PATCH", f"http://127.0.0.1:{server.port}/a", b"1", b"")
+                reply = await client.request("PATCH", f"http://127.0.0.1:{server.port}/a", b"2", b"")
+            finally:
+                await client.close()
+        assert reply.body == b"ok 3" and server.connections == 2
+    run(scenario)
+
+
+def test_a_connection_dropped_mid_answer_is_an_error_and_the_call_is_not_repeated(run: Run) -> None:
+    async def scenario() -> None:
+        cut = by_length(b"0123456789")[:-4]
+        async with serving(lambda body, n: (by_length(b"ok"), False) if n == 1 else (cut, True)) as server:
+            client = KeepAliveClient()
+            try:
+                await client.request("POST", f"http://127.0.0.1:{server.port}/a", b"1", b"")
+                with pytest.raises(Disconnected):
+                    await client.request("POST", f"http://127.0.0.1:{server.port}/a", b"2", b"")
+            finally:
+                await client.close()
+        assert len(server.requests) == 2  # a request that reached the server isn't sent again
+    run(scenario)
+
+
+def test_a_server_that_never_answers_times_out_and_one_not_there_fails(run: Run) -> None:
+    async def scenario() -> None:
+        async with serving(lambda body, n: (b"", False)) as server:
+            client = KeepAliveClient(timeout=0.2)
+            try:
+                with pytest.raises(TimeoutError):
+                    await client.request("POST", f"http://127.0.0.1:{server.port}/a", b"1", b"")
+                with pytest.raises(OSError):  # nobody listens there
+                    await client.request("POST", "http://127.0.0.1:1/a", b"1", b"")
+            finally:
+                await client.close()
+    run(scenario)
+
+
+def test_https_with_the_servers_certificate_checked(run: Run) -> None:
+    authority = trustme.CA()
+    server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    authority.issue_cert("localhost").configure_cert(server_tls)
+    trusting = ssl.create_default_context()
+    authority.configure_trust(trusting)
+
+    async def scenario() -> None:
+        async with serving(lambda body, n: (by_length(b"secret " + body), False), tls=server_tls) as server:
+            client = KeepAliveClient(tls=trusting)
+            try:
+                replies = [await client.request("POST", f"https://localhost:{server.port}/a", b"%d" % i, b"")
+                           for i in range(3)]
+            finally:
+                await client.close()
+            assert [r.body for r in replies] == [b"secret 0", b"secret 1", b"secret 2"] and server.connections == 1
+            stranger = KeepAliveClient()  # the system's authorities don't know this certificate
+            try:
+                with pytest.raises(ssl.SSLCertVerificationError):
+                    await stranger.request("POST", f"https://localhost:{server.port}/a", b"x", b"")
+            finally:
+                await stranger.close()
+    run(scenario)

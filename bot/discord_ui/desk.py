@@ -1,6 +1,6 @@
 """One game's publishing state (its `Desk`) and what its workers are handed: the changes to show,
-and the direct messages that run behind them (`Jobs`); and how a call to its channel is retried
-(`guard`)."""
+and the direct messages that run behind them (`Jobs`); how a call to its channel is retried
+(`guard`); and how its workers wait for their next item (`next_item`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 
@@ -161,3 +161,16 @@ async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]
         await asyncio.sleep(delay)
         delay = min(delay * 2, RETRY_MAX)
     return False
+
+
+Queued = TypeVar("Queued")
+
+
+async def next_item(queue: asyncio.Queue[Queued], timeout: float | None) -> Queued:
+    """The queue's next item, or TimeoutError past `timeout`. (asyncio.wait_for made a task and a
+    future for every wait, twice a move; a timeout scope makes neither, and an item already
+    waiting is taken even with a timeout of 0.)"""
+    if not queue.empty():
+        return queue.get_nowait()
+    async with asyncio.timeout(timeout):
+        return await queue.get()

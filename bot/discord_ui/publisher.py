@@ -33,7 +33,7 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, nonce, working
+from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, next_item, nonce, working
 from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
@@ -176,8 +176,7 @@ class Publisher:
     async def _serve(self, game_id: str, desk: Desk) -> None:
         while True:
             try:
-                live, item = desk.queue.get_nowait() if not desk.queue.empty() else \
-                    await asyncio.wait_for(desk.queue.get(), desk.panels.next_timer())
+                live, item = await next_item(desk.queue, desk.panels.next_timer())
             except TimeoutError:
                 await desk.panels.put_to_sleep()
                 if desk.live is not None:
@@ -227,9 +226,8 @@ class Publisher:
         posted or shows the end of the game."""
         while True:
             wait = self._table_due_in(desk) if desk.table_stale else None
-            try:  # (a timeout of 0 would cancel the get even with an item waiting)
-                live, item = desk.lane.get_nowait() if not desk.lane.empty() else \
-                    await asyncio.wait_for(desk.lane.get(), wait)
+            try:
+                live, item = await next_item(desk.lane, wait)
             except TimeoutError:
                 latest = desk.live
                 if latest is None:
@@ -525,3 +523,4 @@ def _public(live: LiveGame) -> TableView:
 def _table_face(live: LiveGame) -> Face:
     """The table as the game stands now (drawn once the call may go, so it shows the latest)."""
     return faces.table(_public(live), live.status == "playing")
+

@@ -71,7 +71,7 @@ import uvloop
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from load_players import LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
+from load_players import SHORT_GAMES, LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
 
 from devkit.fake_discord import BotProcess, FakeInteraction  # noqa: E402
 from devkit.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
@@ -305,7 +305,8 @@ async def running(args: argparse.Namespace, table_count: int, baseline: Path | N
                 users = [fake.create_user(f"p{n}_{k}") for k in range(PLAYERS)]
                 for user in users:
                     fake.add_member(guild, user)
-                world.tables.append(Table(fake, fake.create_channel(guild, f"spades-{n}"), users, tally))
+                world.tables.append(Table(fake, fake.create_channel(guild, f"spades-{n}"), users, tally,
+                                         SHORT_GAMES if args.game_target is None else {"target": args.game_target}))
             for k in range(processes):
                 env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
                 if processes > 1:
@@ -576,6 +577,10 @@ def parse_args() -> argparse.Namespace:
                              "bot CPU per interaction")
     parser.add_argument("--repeat", type=int, default=1,
                         help="open loop: runs per rate (and per side with --baseline); the median run is reported")
+    parser.add_argument("--game-target", type=int, metavar="POINTS",
+                        help="games to this many points instead of the short ones (50, mercy 50: about one hand "
+                             "each, so what a game costs once weighs ten times what it does in play); 500 is "
+                             "a real game, whose end a measured window rarely sees")
     parser.add_argument("--refresh-interval", type=float, default=1.0,
                         help="the bots' REFRESH_INTERVAL: each game's table and panels edited at most this often"
                              " (1, as in production)")

@@ -22,7 +22,7 @@ NOTICE = "⚠️"  # a refusal shown on a panel
 GAME_OVER = "The game is over."
 LOST_AFTER = 5.0  # seconds: an interaction unanswered this long failed for its player (Discord allows 3)
 COMMAND_EVERY = 4  # one move in four by `/spades bid` or `/spades play`; the rest are panel clicks
-GAME_OPTIONS = {"target": 50, "mercy": 50}  # short games: a nil makes or loses 100, so about one hand
+SHORT_GAMES = {"target": 50, "mercy": 50}  # a nil makes or loses 100, so about one hand a game
 KINDS = {"table": "My hand", "lobby": "lobby", "bid": "bid", "card": "card", "reveal": "reveal",
          "rematch": "rematch"}
 
@@ -102,8 +102,10 @@ class Table:
     hand** once and acts when it says it's their turn: one move in four by command, the others by
     one click on the panel."""
 
-    def __init__(self, fake: LoadDiscord, channel: FakeChannel, users: list[FakeUser], tally: Tally) -> None:
+    def __init__(self, fake: LoadDiscord, channel: FakeChannel, users: list[FakeUser], tally: Tally,
+                 game_options: dict[str, int] = SHORT_GAMES) -> None:
         self.fake, self.channel, self.users, self.tally = fake, channel, users, tally
+        self.game_options = game_options  # what `/spades new` asks for
         self.phase = "new"  # new → join → panels → play → (rematch | new) → …
         self.game_id = ""
         self.lobby: FakeMessage | None = None
@@ -199,7 +201,7 @@ class Table:
 
     def _decide(self) -> Step | None:
         if self.phase == "new":
-            return self._command(0, "new", self._lobby_opened, **GAME_OPTIONS)
+            return self._command(0, "new", self._lobby_opened, **self.game_options)
         if self.phase == "join":
             return self._join_step()
         if self.phase == "rematch":

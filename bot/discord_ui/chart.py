@@ -149,12 +149,15 @@ def _marker(draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, radius: fl
             draw.polygon([(x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y)], fill=colour)
 
 
-def _dashed(draw: ImageDraw.ImageDraw, x0: float, x1: float, y: float, colour: Colour, width: int) -> None:
+@lru_cache(maxsize=1)
+def _dashes() -> Image.Image:
+    """A mask of the dashed line across the whole supersampled width, cropped to each line's length:
+    pasting it is one call where drawing its dashes one by one was dozens."""
+    mask = Image.new("L", (WIDTH * SCALE, 2 * SCALE))
     dash, gap = 8 * SCALE, 5 * SCALE
-    x = x0
-    while x < x1:
-        draw.line([(x, y), (min(x + dash, x1), y)], fill=colour, width=width)
-        x += dash + gap
+    for x in range(0, WIDTH * SCALE, dash + gap):
+        mask.paste(255, (x, 0, min(x + dash, WIDTH * SCALE), 2 * SCALE))
+    return mask
 
 
 def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], target: int, *, title: str = "",
@@ -202,23 +205,31 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     if hands - x_ticks[-1] >= x_step * 0.6:
         x_ticks.append(hands)  # the last hand, when it isn't crowded by the tick before it
 
-    # Shapes, supersampled.
-    big = Image.new("RGB", (WIDTH * SCALE, HEIGHT * SCALE), BACKGROUND)
+    # Shapes, supersampled, on the part of the picture that has any: the plot and the legend's swatches.
+    # The scaled-down part is pasted on a plain background, with text at full size over it.
+    legend_x = WIDTH - MARGIN - LEGEND_WIDTH
+    box = (math.floor(left) - 12, top - 12, legend_x + 36, bottom + 12)
+
+    def at(x: float, y: float) -> tuple[float, float]:
+        return (x - box[0]) * SCALE, (y - box[1]) * SCALE
+
+    big = Image.new("RGB", ((box[2] - box[0]) * SCALE, (box[3] - box[1]) * SCALE), BACKGROUND)
     draw = ImageDraw.Draw(big)
     for tick in y_ticks:
-        grid_y = round(y_of(tick)) * SCALE  # on whole pixels, so grid lines stay sharp
-        draw.line([(left * SCALE, grid_y), (right * SCALE, grid_y)], fill=AXIS if tick == 0 else GRID, width=SCALE)
+        grid_y = round(y_of(tick))  # on whole pixels, so grid lines stay sharp
+        draw.line([at(left, grid_y), at(right, grid_y)], fill=AXIS if tick == 0 else GRID, width=SCALE)
     for tick in x_ticks:
-        tick_x = round(x_of(tick)) * SCALE
-        draw.line([(tick_x, bottom * SCALE), (tick_x, (bottom + 4) * SCALE)], fill=AXIS, width=SCALE)
-    _dashed(draw, left * SCALE, right * SCALE, y_of(target) * SCALE, TARGET, 2 * SCALE)
-    if mercy is not None:
-        _dashed(draw, left * SCALE, right * SCALE, y_of(-mercy) * SCALE, MERCY, 2 * SCALE)
+        tick_x = round(x_of(tick))
+        draw.line([at(tick_x, bottom), at(tick_x, bottom + 4)], fill=AXIS, width=SCALE)
+    for value, colour in [(target, TARGET), *([(-mercy, MERCY)] if mercy is not None else [])]:
+        x0, y0 = (round(c) for c in at(left, y_of(value)))
+        length = round(at(right, 0)[0]) - x0
+        big.paste(colour, (x0, y0 - SCALE, x0 + length, y0 + SCALE), _dashes().crop((0, 0, length, 2 * SCALE)))
 
     winning = set(winners)
     radius = (5 if hands <= 15 else 4) * SCALE
     for side in sorted(range(sides), key=lambda s: s in winning):  # winners on top
-        colour, points = SIDE_COLOURS[side], [(x_of(h) * SCALE, y_of(v) * SCALE) for h, v in enumerate(series[side])]
+        colour, points = SIDE_COLOURS[side], [at(x_of(h), y_of(v)) for h, v in enumerate(series[side])]
         if len(points) > 1:
             width = (4 if side in winning else 3) * SCALE - (SCALE // 2 if hands > MARKERS_UP_TO else 0)
             draw.line(points, fill=colour, width=width, joint="curve")
@@ -227,16 +238,15 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
                 _marker(draw, MARKERS[side], x, y, radius, colour)
         _marker(draw, MARKERS[side], *points[-1], 6 * SCALE, colour)
 
-    legend_x = WIDTH - MARGIN - LEGEND_WIDTH
     order = sorted(range(sides), key=lambda s: (s not in winning, -finals[s], s))
     entry_height = 60
     for row, side in enumerate(order):
-        swatch_y = (top + row * entry_height + 11) * SCALE
-        draw.line([(legend_x * SCALE, swatch_y), ((legend_x + 24) * SCALE, swatch_y)], fill=SIDE_COLOURS[side],
-                  width=4 * SCALE)
-        _marker(draw, MARKERS[side], (legend_x + 12) * SCALE, swatch_y, 5 * SCALE, SIDE_COLOURS[side])
+        swatch_y = top + row * entry_height + 11
+        draw.line([at(legend_x, swatch_y), at(legend_x + 24, swatch_y)], fill=SIDE_COLOURS[side], width=4 * SCALE)
+        _marker(draw, MARKERS[side], *at(legend_x + 12, swatch_y), 5 * SCALE, SIDE_COLOURS[side])
 
-    image = big.reduce(SCALE)
+    image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
+    image.paste(big.reduce(SCALE), box[:2])
 
     # Text, at full size.
     draw = ImageDraw.Draw(image)

@@ -112,6 +112,33 @@ def printable_text(text: str) -> str:
     return "".join(shown)
 
 
+@lru_cache(maxsize=512)
+def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, start: tuple[float, float]
+               ) -> tuple[Image.Image, int, int]:
+    """The text's coverage, drawn as Pillow would at a position with this fractional part, and where that
+    position falls in it."""
+    left, top, right, bottom = font.getbbox(text, anchor=anchor)
+    # Drawn 2 px in from the mask's edges, to spare the fractional start, and never at a negative position,
+    # which Pillow rounds the other way.
+    x, y = 2 - min(0, math.floor(left)), 2 - min(0, math.floor(top))
+    mask = Image.new("L", (math.ceil(right) + x + 2, math.ceil(bottom) + y + 2))
+    ImageDraw.Draw(mask).text((x + start[0], y + start[1]), text, font=font, fill=255, anchor=anchor)
+    return mask, x, y
+
+
+def draw_text(image: Image.Image, xy: tuple[float, float], text: str, font: ImageFont.FreeTypeFont, colour: Colour,
+              anchor: str = "la", *, keep: bool = True) -> None:
+    """Text on the image, the same pixels as ImageDraw.text. FreeType takes ~10 µs a glyph, and most of a
+    chart's text (ticks, labels, the title) comes back game after game, so it is kept once drawn; text that
+    seldom comes back (players' names, final scores) is drawn directly (`keep=False`), as keeping it would
+    cost another pass over its glyphs for nothing."""
+    if not keep:
+        ImageDraw.Draw(image).text(xy, text, font=font, fill=colour, anchor=anchor)
+        return
+    mask, x, y = _text_mask(text, font, anchor, (xy[0] % 1, xy[1] % 1))
+    image.paste(colour, (math.floor(xy[0]) - x, math.floor(xy[1]) - y), mask)
+
+
 def fit_text(text: str, font: ImageFont.FreeTypeFont, width: float) -> str:
     """The text, cut short with "…" if it is wider than `width` pixels."""
     if font.getlength(text) <= width:
@@ -208,28 +235,28 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     # Shapes, supersampled, on the part of the picture that has any: the plot and the legend's swatches.
     # The scaled-down part is pasted on a plain background, with text at full size over it.
     legend_x = WIDTH - MARGIN - LEGEND_WIDTH
-    box = (math.floor(left) - 12, top - 12, legend_x + 36, bottom + 12)
+    region = (math.floor(left) - 12, top - 12, legend_x + 36, bottom + 12)
 
-    def at(x: float, y: float) -> tuple[float, float]:
-        return (x - box[0]) * SCALE, (y - box[1]) * SCALE
+    def scaled(x: float, y: float) -> tuple[float, float]:
+        return (x - region[0]) * SCALE, (y - region[1]) * SCALE
 
-    big = Image.new("RGB", ((box[2] - box[0]) * SCALE, (box[3] - box[1]) * SCALE), BACKGROUND)
+    big = Image.new("RGB", ((region[2] - region[0]) * SCALE, (region[3] - region[1]) * SCALE), BACKGROUND)
     draw = ImageDraw.Draw(big)
     for tick in y_ticks:
         grid_y = round(y_of(tick))  # on whole pixels, so grid lines stay sharp
-        draw.line([at(left, grid_y), at(right, grid_y)], fill=AXIS if tick == 0 else GRID, width=SCALE)
+        draw.line([scaled(left, grid_y), scaled(right, grid_y)], fill=AXIS if tick == 0 else GRID, width=SCALE)
     for tick in x_ticks:
         tick_x = round(x_of(tick))
-        draw.line([at(tick_x, bottom), at(tick_x, bottom + 4)], fill=AXIS, width=SCALE)
+        draw.line([scaled(tick_x, bottom), scaled(tick_x, bottom + 4)], fill=AXIS, width=SCALE)
     for value, colour in [(target, TARGET), *([(-mercy, MERCY)] if mercy is not None else [])]:
-        x0, y0 = (round(c) for c in at(left, y_of(value)))
-        length = round(at(right, 0)[0]) - x0
+        x0, y0 = (round(c) for c in scaled(left, y_of(value)))
+        length = round(scaled(right, 0)[0]) - x0
         big.paste(colour, (x0, y0 - SCALE, x0 + length, y0 + SCALE), _dashes().crop((0, 0, length, 2 * SCALE)))
 
     winning = set(winners)
     radius = (5 if hands <= 15 else 4) * SCALE
     for side in sorted(range(sides), key=lambda s: s in winning):  # winners on top
-        colour, points = SIDE_COLOURS[side], [at(x_of(h), y_of(v)) for h, v in enumerate(series[side])]
+        colour, points = SIDE_COLOURS[side], [scaled(x_of(h), y_of(v)) for h, v in enumerate(series[side])]
         if len(points) > 1:
             width = (4 if side in winning else 3) * SCALE - (SCALE // 2 if hands > MARKERS_UP_TO else 0)
             draw.line(points, fill=colour, width=width, joint="curve")
@@ -242,21 +269,22 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     entry_height = 60
     for row, side in enumerate(order):
         swatch_y = top + row * entry_height + 11
-        draw.line([at(legend_x, swatch_y), at(legend_x + 24, swatch_y)], fill=SIDE_COLOURS[side], width=4 * SCALE)
-        _marker(draw, MARKERS[side], *at(legend_x + 12, swatch_y), 5 * SCALE, SIDE_COLOURS[side])
+        draw.line([scaled(legend_x, swatch_y), scaled(legend_x + 24, swatch_y)], fill=SIDE_COLOURS[side],
+                  width=4 * SCALE)
+        _marker(draw, MARKERS[side], *scaled(legend_x + 12, swatch_y), 5 * SCALE, SIDE_COLOURS[side])
 
     image = Image.new("RGB", (WIDTH, HEIGHT), BACKGROUND)
-    image.paste(big.reduce(SCALE), box[:2])
+    image.paste(big.reduce(SCALE), region[:2])
 
     # Text, at full size.
     draw = ImageDraw.Draw(image)
     if shown_title:
-        draw.text((MARGIN, 16), shown_title, font=title_font, fill=TEXT)
+        draw_text(image, (MARGIN, 16), shown_title, title_font, TEXT)
     for tick in y_ticks:
-        draw.text((left - 8, round(y_of(tick))), number(tick), font=tick_font, fill=MUTED, anchor="rm")
+        draw_text(image, (left - 8, round(y_of(tick))), number(tick), tick_font, MUTED, "rm")
     for tick in x_ticks:
-        draw.text((round(x_of(tick)), bottom + 8), str(tick), font=tick_font, fill=MUTED, anchor="mt")
-    draw.text(((left + right) / 2, HEIGHT - 6), "hand", font=tick_font, fill=MUTED, anchor="mb")
+        draw_text(image, (round(x_of(tick)), bottom + 8), str(tick), tick_font, MUTED, "mt")
+    draw_text(image, ((left + right) / 2, HEIGHT - 6), "hand", tick_font, MUTED, "mb")
 
     lines = [(target, f"target {number(target)}", TARGET)]
     if mercy is not None:
@@ -267,19 +295,19 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         at, anchor = ((left + 8, y - 5), "lb") if above else ((left + 8, y + 6), "lt")  # early hands are near 0
         box = draw.textbbox(at, label, font=label_font, anchor=anchor)
         draw.rounded_rectangle((box[0] - 5, box[1] - 3, box[2] + 5, box[3] + 3), radius=4, fill=BACKGROUND)
-        draw.text(at, label, font=label_font, fill=colour, anchor=anchor)
+        draw_text(image, at, label, label_font, colour, anchor)
 
     for row, side in enumerate(order):
         entry_y = top + row * entry_height
         won = side in winning
         name_font = name_fonts[won]
         name = " ".join(printable_text(names[side]).split()) or "?"
-        draw.text((legend_x + 34, entry_y + 11), fit_text(name, name_font, LEGEND_WIDTH - 34), font=name_font,
-                  fill=TEXT, anchor="lm")
-        draw.text((legend_x + 34, entry_y + 38), number(finals[side]), font=label_font, fill=MUTED, anchor="lm")
+        draw_text(image, (legend_x + 34, entry_y + 11), fit_text(name, name_font, LEGEND_WIDTH - 34), name_font, TEXT,
+                  "lm", keep=False)
+        draw_text(image, (legend_x + 34, entry_y + 38), number(finals[side]), label_font, MUTED, "lm", keep=False)
         if won:
             score_width = label_font.getlength(number(finals[side]))
-            draw.text((legend_x + 44 + score_width, entry_y + 38), "★ winner", font=label_font, fill=GOLD, anchor="lm")
+            draw_text(image, (legend_x + 44 + score_width, entry_y + 38), "★ winner", label_font, GOLD, "lm")
 
     out = io.BytesIO()
     # Level 1 deflates at under half the time of the default 6, for a file about a third bigger (still small).

@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image, ImageDraw
+from PIL import Image, ImageFont
 
+from bot.discord_ui import chart
 from bot.discord_ui.chart import (
     GOLD,
     HEIGHT,
@@ -117,14 +118,14 @@ def test_long_and_exotic_names_are_shortened_and_never_drawn_as_boxes():
 
 
 def test_text_reads_at_the_size_discord_shows_the_chart_and_negatives_have_a_real_minus(monkeypatch):
-    drawn: list[tuple[str, int]] = []
-    draw_text = ImageDraw.ImageDraw.text
+    drawn: list[tuple[str, float]] = []
+    draw_text = chart.draw_text
 
-    def spy(self: ImageDraw.ImageDraw, xy: Any, text: str, *args: Any, **kwargs: Any) -> None:
-        drawn.append((text, kwargs["font"].size))
-        draw_text(self, xy, text, *args, **kwargs)
+    def spy(image: Image.Image, xy: Any, text: str, font: ImageFont.FreeTypeFont, *args: Any, **kwargs: Any) -> None:
+        drawn.append((text, font.size))
+        draw_text(image, xy, text, font, *args, **kwargs)
 
-    monkeypatch.setattr(ImageDraw.ImageDraw, "text", spy)
+    monkeypatch.setattr(chart, "draw_text", spy)
     score_chart_png(["Alice", "Bob"], [[-40, 60], [-130, 120]], 200, title="Solo", winners=[1], mercy=150)
     texts = {text for text, _ in drawn}
     assert {"−100", "−130", "mercy −150", "target 200", "Solo"} <= texts

@@ -113,11 +113,23 @@ def printable_text(text: str) -> str:
 
 
 @lru_cache(maxsize=512)
+def _text_box(text: str, font: ImageFont.FreeTypeFont, anchor: str) -> tuple[float, float, float, float]:
+    """The text's bounds around its anchor point, kept as _text_mask is."""
+    return font.getbbox(text, anchor=anchor)
+
+
+@lru_cache(maxsize=512)
+def _text_length(text: str, font: ImageFont.FreeTypeFont) -> float:
+    """The text's advance, kept as _text_mask is."""
+    return font.getlength(text)
+
+
+@lru_cache(maxsize=512)
 def _text_mask(text: str, font: ImageFont.FreeTypeFont, anchor: str, start: tuple[float, float]
                ) -> tuple[Image.Image, int, int]:
     """The text's coverage, drawn as Pillow would at a position with this fractional part, and where that
     position falls in it."""
-    left, top, right, bottom = font.getbbox(text, anchor=anchor)
+    left, top, right, bottom = _text_box(text, font, anchor)
     # Drawn 2 px in from the mask's edges, to spare the fractional start, and never at a negative position,
     # which Pillow rounds the other way.
     x, y = 2 - min(0, math.floor(left)), 2 - min(0, math.floor(top))
@@ -216,7 +228,7 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
     title_font = chart_font(TITLE_SIZE, bold=True)
     shown_title = fit_text(" ".join(printable_text(title).split()), title_font, WIDTH - 2 * MARGIN)
 
-    left = MARGIN + max(tick_font.getlength(number(t)) for t in y_ticks) + 8
+    left = MARGIN + max(_text_length(number(t), tick_font) for t in y_ticks) + 8
     right = WIDTH - MARGIN - LEGEND_WIDTH - 12
     top = 66 if shown_title else 28
     bottom = HEIGHT - 60
@@ -293,8 +305,9 @@ def score_chart_png(names: Sequence[str], scores: Sequence[Sequence[int]], targe
         y = y_of(value)
         above = y - 26 > top
         at, anchor = ((left + 8, y - 5), "lb") if above else ((left + 8, y + 6), "lt")  # early hands are near 0
-        box = draw.textbbox(at, label, font=label_font, anchor=anchor)
-        draw.rounded_rectangle((box[0] - 5, box[1] - 3, box[2] + 5, box[3] + 3), radius=4, fill=BACKGROUND)
+        box = _text_box(label, label_font, anchor)
+        draw.rounded_rectangle((at[0] + box[0] - 5, at[1] + box[1] - 3, at[0] + box[2] + 5, at[1] + box[3] + 3),
+                               radius=4, fill=BACKGROUND)
         draw_text(image, at, label, label_font, colour, anchor)
 
     for row, side in enumerate(order):

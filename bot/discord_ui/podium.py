@@ -19,7 +19,6 @@ from bot.discord_ui.chart import (
     GOLD,
     GRID,
     MUTED,
-    PALETTE_COLOURS,
     SCALE,
     SIDE_COLOURS,
     TEXT,
@@ -42,6 +41,7 @@ STEP_HEIGHTS = (110, 80, 60)  # the podium's steps, first to third
 STEP_WIDTH, STEP_GAP = 170, 14
 ROW_HEIGHT = 26
 CARD_HEIGHT = 450
+PALETTE_COLOURS = 64  # plenty for a few flat colours and their antialiased edges
 SEASON_LINES = len(SIDE_COLOURS)  # the latest seasons get a colour of their own; earlier ones share one
 EARLIER: Colour = (130, 134, 142)
 

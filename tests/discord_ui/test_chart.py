@@ -4,6 +4,7 @@ the names, that shows each side, the lines it is asked for, and the winner."""
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import re
 from typing import Any
@@ -11,9 +12,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from PIL import Image, ImageDraw
+from PIL import Image, ImageDraw, ImageFont
 
+from bot.discord_ui import chart as chart_module
 from bot.discord_ui.chart import (
+    BACKGROUND,
     GOLD,
     HEIGHT,
     MERCY,
@@ -21,6 +24,7 @@ from bot.discord_ui.chart import (
     SIDE_COLOURS,
     WIDTH,
     chart_font,
+    draw_text,
     fit_text,
     printable_text,
     score_chart_png,
@@ -73,6 +77,25 @@ def test_each_mode_gives_a_small_png_with_a_colour_for_each_side(mode):
         assert pixels_near(image, unused, tolerance=10) == 0
 
 
+def test_lines_are_smooth_each_side_blends_into_the_background_along_its_edges():
+    image = opened(score_chart_png(["Alice", "Bob", "Carol"], running_scores(3, 12, seed=7), 300, winners=[0]))
+    for colour in SIDE_COLOURS[:3]:
+        half = ((colour[0] + BACKGROUND[0]) // 2, (colour[1] + BACKGROUND[1]) // 2, (colour[2] + BACKGROUND[2]) // 2)
+        assert pixels_near(image, half, tolerance=8) > 100, f"{colour} has jagged edges"
+
+
+@pytest.mark.parametrize("anchor", ["la", "lm", "rm", "mt", "mb", "lb", "lt"])
+def test_text_kept_from_an_earlier_chart_is_drawn_exactly_as_pillow_draws_it(anchor):
+    font = chart_font(19, bold=True)
+    for text, xy in itertools.product(["Ågjy ★", "−120 mercy"], [(200.0, 100.0), (200.37, 100.81), (201.9, 99.5)]):
+        expected = Image.new("RGB", (400, 200), BACKGROUND)
+        ImageDraw.Draw(expected).text(xy, text, font=font, fill=GOLD, anchor=anchor)
+        for _ in range(2):  # drawn, then kept
+            image = Image.new("RGB", (400, 200), BACKGROUND)
+            draw_text(image, xy, text, font, GOLD, anchor)
+            assert image.tobytes() == expected.tobytes(), f"{text!r} at {xy} is not drawn as Pillow draws it"
+
+
 @pytest.mark.parametrize("hands", [0, 1, 150])
 def test_any_length_of_game_fits_the_same_picture(hands):
     png = score_chart_png(["Alice", "Bob", "Carol"], running_scores(3, hands, seed=hands), 500, winners=[2])
@@ -117,14 +140,14 @@ def test_long_and_exotic_names_are_shortened_and_never_drawn_as_boxes():
 
 
 def test_text_reads_at_the_size_discord_shows_the_chart_and_negatives_have_a_real_minus(monkeypatch):
-    drawn: list[tuple[str, int]] = []
-    draw_text = ImageDraw.ImageDraw.text
+    drawn: list[tuple[str, float]] = []
+    draw_text = chart_module.draw_text
 
-    def spy(self: ImageDraw.ImageDraw, xy: Any, text: str, *args: Any, **kwargs: Any) -> None:
-        drawn.append((text, kwargs["font"].size))
-        draw_text(self, xy, text, *args, **kwargs)
+    def spy(image: Image.Image, xy: Any, text: str, font: ImageFont.FreeTypeFont, *args: Any, **kwargs: Any) -> None:
+        drawn.append((text, font.size))
+        draw_text(image, xy, text, font, *args, **kwargs)
 
-    monkeypatch.setattr(ImageDraw.ImageDraw, "text", spy)
+    monkeypatch.setattr(chart_module, "draw_text", spy)
     score_chart_png(["Alice", "Bob"], [[-40, 60], [-130, 120]], 200, title="Solo", winners=[1], mercy=150)
     texts = {text for text, _ in drawn}
     assert {"−100", "−130", "mercy −150", "target 200", "Solo"} <= texts

@@ -153,7 +153,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             raise Refusal(render.CHOOSE_BLIND_NIL_FIRST)
         await service.bid(live, user_id, bid)
         said = "blind nil" if blind else "nil" if tricks == 0 else str(tricks)
-        await interaction.response.send_message(f"You bid **{said}**.", ephemeral=True)
+        await interaction.client.publisher.edits.say(interaction, f"You bid **{said}**.")
 
     @bid.autocomplete("bid")
     async def bid_choices(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
@@ -171,7 +171,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             await coach_ui.hint(interaction, _channel_game(interaction).game_id)
             return
         played = await interaction.client.service.play(_channel_game(interaction), interaction.user.id, card)
-        await interaction.response.send_message(f"You played {card_label(played)}.", ephemeral=True)
+        await interaction.client.publisher.edits.say(interaction, f"You played {card_label(played)}.")
 
     @play.autocomplete("card")
     async def card_choices(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:

@@ -113,6 +113,7 @@ def _without_components(data: Mapping[str, Any]) -> Mapping[str, Any]:
     return {**data, "message": {**message, "components": []}}
 
 
-def mark_updated(interaction: discord.Interaction[Any]) -> None:
-    """An interaction answered by `fastpath` with UPDATE_MESSAGE counts as answered for discord.py."""
-    interaction.response._response_type = discord.InteractionResponseType.message_update
+def mark_answered(interaction: discord.Interaction[Any], how: discord.InteractionResponseType) -> None:
+    """An interaction answered by `fastpath` counts as answered for discord.py (its follow-ups,
+    `response.is_done()`)."""
+    interaction.response._response_type = how

@@ -6,15 +6,17 @@ Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py 
 it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
 `Message` the bot never reads. Here the JSON is written straight from the face and the answer is
 read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
-shows the move), with no view to build and no response object to parse. The hand's direct message
+shows the move), with no view to build and no response object to parse, and so is a move made by
+`/spades play` or `bid` (`say`: one private line). The hand's direct message
 (one post per player per deal, and opening the DM channel once) goes the same way: through
 discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket made
 discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the bot's
 CPU in a load run. Those two calls count against the token's limit: the caller takes a slot of the
-bot's budget first. Everything else (answers to commands, channel posts, deletions) stays with
-discord.py. Its webhook pacing is replaced by the bot's
-own (`WebhookPace`: an edit never waits, it is put off), and a 429 is handed back to the caller,
-which tries again once it has passed.
+bot's budget first. Everything else (answers to other commands, channel posts, deletions) stays
+with discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never
+waits, it is put off), and a 429 is handed back to the caller, which tries again once it has
+passed. The calls travel on the bot's own kept-alive HTTP/1.1 connections (`keepalive`), not
+aiohttp's: a third of the CPU a call.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
 discord.py makes of the same face, and the request what discord.py sends for the same edit; a
@@ -40,6 +42,7 @@ from bot.discord_ui import faces, fastgateway
 from bot.discord_ui.keepalive import KeepAliveClient, Reply
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
+EPHEMERAL = 1 << 6  # the message flag of an answer only its user sees
 _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
 
 
@@ -123,10 +126,21 @@ class FastEdits:
         await self._send("POST", url, _dumps(data), _bot(token))
 
     async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
-        """Answer a click by showing `face` in the message clicked. Afterwards the interaction counts
-        as answered for discord.py too (its follow-ups, `response.is_done()`)."""
+        """Answer a click by showing `face` in the message clicked."""
+        await self._answer(interaction, update_body(face), discord.InteractionResponseType.message_update)
+
+    async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
+        """Answer with `text` that only the user sees (a `/spades play` or `bid` taken, a move or
+        two in four)."""
+        body = _dumps({"type": discord.InteractionResponseType.channel_message.value,
+                       "data": {"content": text, "tts": False, "flags": EPHEMERAL, "allowed_mentions": _NO_MENTIONS}})
+        await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
+
+    async def _answer(self, interaction: discord.Interaction[Any], body: bytes,
+                      how: discord.InteractionResponseType) -> None:
+        """Send an interaction's answer; afterwards it counts as answered for discord.py too."""
         url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
-        body, give_up_at = update_body(face), time.monotonic() + ANSWER_RETRIES_WITHIN
+        give_up_at = time.monotonic() + ANSWER_RETRIES_WITHIN
         for attempt in itertools.count():
             try:
                 await self._send("POST", url, body, _JSON)
@@ -138,7 +152,7 @@ class FastEdits:
                 if time.monotonic() + wait >= give_up_at:
                     raise
                 await asyncio.sleep(wait)
-        fastgateway.mark_updated(interaction)
+        fastgateway.mark_answered(interaction, how)
 
     async def _send(self, method: str, url: str, body: bytes, headers: bytes) -> bytes:
         reply = await self._client.request(method, url, body, headers)

@@ -194,6 +194,30 @@ async def test_a_clicks_answer_is_what_discord_py_sends_for_the_same_update(
     assert ours_click.response.is_done() and theirs_click.response.is_done()
 
 
+async def test_a_private_line_is_what_discord_py_sends_for_an_ephemeral_answer(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """`/spades play` answered by the fast path: the same callback as send_message(ephemeral=True)."""
+    _, requests = captured
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    theirs_command, ours_command = _click(client), _click(client)
+    async with aiohttp.ClientSession() as session:
+        theirs_command._session = session
+        await theirs_command.response.send_message("You played **Q♥**.", ephemeral=True)
+    edits = fastpath.FastEdits()
+    try:
+        await edits.say(ours_command, "You played **Q♥**.")
+    finally:
+        await edits.close()
+    theirs, ours = requests
+    assert {k: ours[k] for k in ("method", "path", "content_type")} == \
+           {k: theirs[k] for k in ("method", "path", "content_type")}
+    assert ours["json"] == {"type": 4, "data": {**theirs["json"]["data"], "tts": False}}
+    assert ours["json"]["data"]["flags"] == 64 and ours["json"]["data"]["allowed_mentions"]["parse"] == []
+    assert ours_command.response.is_done() and theirs_command.response.is_done()
+    with pytest.raises(discord.InteractionResponded):  # discord.py knows it is answered
+        await ours_command.response.send_message("again")
+
+
 async def test_a_clicks_answer_refused_for_a_moment_is_sent_again_after_the_wait(
         captured: tuple[str, list[dict[str, Any]]]) -> None:
     _, requests = captured

@@ -172,5 +172,7 @@ async def next_item(queue: asyncio.Queue[Queued], timeout: float | None) -> Queu
     waiting is taken even with a timeout of 0.)"""
     if not queue.empty():
         return queue.get_nowait()
+    if timeout is None:
+        return await queue.get()
     async with asyncio.timeout(timeout):
         return await queue.get()

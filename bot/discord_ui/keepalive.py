@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import asyncio
 import ssl
-import time
 from collections import deque
 from dataclasses import dataclass, field
 from typing import cast
@@ -183,18 +182,21 @@ class _Pool:
     def __init__(self, host: str, port: int, tls: ssl.SSLContext | None) -> None:
         self.host, self.port, self.tls = host, port, tls
         self.idle: deque[_Connection] = deque()
-        self.open: set[_Connection] = set()
+        self.open_connections: set[_Connection] = set()
 
-    async def take(self) -> _Connection:
+    def take_idle(self) -> _Connection | None:
         while self.idle:
             connection = self.idle.pop()
             if not connection.closed:
                 return connection
+        return None
+
+    async def open(self) -> _Connection:
         loop = asyncio.get_running_loop()
         _, connection = await loop.create_connection(
             lambda: _Connection(self), self.host, self.port, ssl=self.tls,
             server_hostname=self.host if self.tls is not None else None)
-        self.open.add(connection)
+        self.open_connections.add(connection)
         return connection
 
     def put_back(self, connection: _Connection) -> None:
@@ -204,14 +206,19 @@ class _Pool:
             self.idle.append(connection)
 
     def forget(self, connection: _Connection) -> None:
-        self.open.discard(connection)
+        self.open_connections.discard(connection)
         if connection in self.idle:
             self.idle.remove(connection)
 
     def close(self) -> None:
-        for connection in list(self.open):
+        for connection in list(self.open_connections):
             connection._close()
         self.idle.clear()
+
+
+def _expire(waiter: asyncio.Future[Reply]) -> None:
+    if not waiter.done():
+        waiter.set_exception(TimeoutError("no answer in time"))
 
 
 class KeepAliveClient:
@@ -231,24 +238,29 @@ class KeepAliveClient:
         data = b"%s %s HTTP/1.1\r\n%s%sContent-Length: %d\r\n\r\n%s" % (
             method.encode(), path.encode(), host_line, headers, len(body), body)
         loop = asyncio.get_running_loop()
-        deadline = time.monotonic() + self._timeout
+        deadline = loop.time() + self._timeout
         while True:
-            async with asyncio.timeout_at(loop.time() + max(0.0, deadline - time.monotonic())):
-                connection = await pool.take()
-                reused = connection.used
-                waiter: asyncio.Future[Reply] = loop.create_future()
-                connection.send(data, waiter)
-                reading = connection.reading
-                try:
-                    return await waiter
-                except Disconnected:
-                    # A kept-alive connection the server closed just as it was reused: the request
-                    # never reached it (not a byte of answer came), so it goes again on a fresh one.
-                    if not reused or reading is None or reading.started:
-                        raise
-                except BaseException:
-                    connection._close()  # cancelled or timed out mid-answer: the connection is spoiled
+            connection = pool.take_idle()
+            if connection is None:
+                async with asyncio.timeout_at(deadline):  # (rare: a timeout scope costs more than a timer)
+                    connection = await pool.open()
+            reused = connection.used
+            waiter: asyncio.Future[Reply] = loop.create_future()
+            timer = loop.call_at(deadline, _expire, waiter)
+            connection.send(data, waiter)
+            reading = connection.reading
+            try:
+                return await waiter
+            except Disconnected:
+                # A kept-alive connection the server closed just as it was reused: the request
+                # never reached it (not a byte of answer came), so it goes again on a fresh one.
+                if not reused or reading is None or reading.started:
                     raise
+            except BaseException:
+                connection._close()  # cancelled or timed out mid-answer: the connection is spoiled
+                raise
+            finally:
+                timer.cancel()
 
     def _route(self, url: str) -> tuple[_Pool, str, bytes]:
         """The pool, path and Host line of a URL (its origin's part cached: a call costs a split)."""

@@ -18,7 +18,7 @@ import pytest
 from bot.discord_ui import faces
 from bot.discord_ui.fastgateway import FastClicks, count_messages
 from bot.discord_ui.fastpath import FastEdits
-from devkit.fake_discord import FakeDiscord, point_discord_py_at
+from devkit.fake_discord import FakeChannel, FakeDiscord, FakeUser, point_discord_py_at
 from devkit.fake_discord.pytest_plugin import started_fake_discord
 
 edits = FastEdits()
@@ -100,54 +100,56 @@ async def running(fake: FakeDiscord) -> AsyncIterator[Client]:
         discord.http.Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = saved
 
 
+@contextlib.asynccontextmanager
+async def a_club() -> AsyncIterator[tuple[FakeDiscord, FakeUser, FakeChannel, Client]]:
+    """Alice in a server's #spades, and the client connected."""
+    async with started_fake_discord() as fake:
+        owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
+        guild = fake.create_guild("Club", owner)
+        fake.add_member(guild, alice)
+        channel = fake.create_channel(guild, "spades")
+        async with running(fake) as client:
+            yield fake, alice, channel, client
+
+
 @pytest.mark.asyncio
 async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_through_discord_py() -> None:
     Pick.answered.clear()
-    async with started_fake_discord() as fake:
-        owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
-        guild = fake.create_guild("Club", owner)
-        fake.add_member(guild, alice)
-        channel = fake.create_channel(guild, "spades")
-        async with running(fake) as client:
-            view = discord.ui.LayoutView(timeout=None)  # a panel's layout: text and a row of buttons
-            view.add_item(discord.ui.TextDisplay("choose"))
-            view.add_item(discord.ui.ActionRow(discord.ui.Button(label="Pick", custom_id="pick:3"), Other("5")))
-            sent = await client.get_partial_messageable(channel.id).send(view=view)
-            message = channel.messages[sent.id]
+    async with a_club() as (fake, alice, channel, client):
+        view = discord.ui.LayoutView(timeout=None)  # a panel's layout: text and a row of buttons
+        view.add_item(discord.ui.TextDisplay("choose"))
+        view.add_item(discord.ui.ActionRow(discord.ui.Button(label="Pick", custom_id="pick:3"), Other("5")))
+        sent = await client.get_partial_messageable(channel.id).send(view=view)
+        message = channel.messages[sent.id]
 
-            click = await fake.click_button(alice, message, "pick:3")
-            answer = await fake.wait_for_response(click)
-            assert answer.type == 7 and "picked 3" in message.text  # the clicked message shows the answer
-            for _ in range(100):  # the follow-up comes after the answer
-                if any("follow-up of 3" in m.text for m in channel.messages.values()):
-                    break
-                await asyncio.sleep(0.02)
-            else:
-                pytest.fail("the follow-up of a fast-answered click was not sent")
-            assert Pick.answered == [("3", True)]  # discord.py counts the raw answer as the answer
-            assert client.fast.taken == 1 and client.noted == [click.id]
+        click = await fake.click_button(alice, message, "pick:3")
+        answer = await fake.wait_for_response(click)
+        assert answer.type == 7 and "picked 3" in message.text  # the clicked message shows the answer
+        for _ in range(100):  # the follow-up comes after the answer
+            if any("follow-up of 3" in m.text for m in channel.messages.values()):
+                break
+            await asyncio.sleep(0.02)
+        else:
+            pytest.fail("the follow-up of a fast-answered click was not sent")
+        assert Pick.answered == [("3", True)]  # discord.py counts the raw answer as the answer
+        assert client.fast.taken == 1 and client.noted == [click.id]
 
-            again = await client.get_partial_messageable(channel.id).send(view=view)
-            other = await fake.click_button(alice, channel.messages[again.id], "other:5")
-            reply = await fake.wait_for_response(other)
-            assert reply.message is not None and reply.message.content == "other 5"
-            assert client.fast.taken == 1  # left to discord.py, which found its dynamic item
+        again = await client.get_partial_messageable(channel.id).send(view=view)
+        other = await fake.click_button(alice, channel.messages[again.id], "other:5")
+        reply = await fake.wait_for_response(other)
+        assert reply.message is not None and reply.message.content == "other 5"
+        assert client.fast.taken == 1  # left to discord.py, which found its dynamic item
 
 
 async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read() -> None:
-    async with started_fake_discord() as fake:
-        owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
-        guild = fake.create_guild("Club", owner)
-        fake.add_member(guild, alice)
-        channel = fake.create_channel(guild, "spades")
-        async with running(fake) as client:
-            chat = await fake.send_user_message(alice, channel, "nice hand")
-            posted = await client.get_partial_messageable(channel.id).send("the table")
-            await posted.edit(content="the table, a move later")
-            for _ in range(100):
-                if len(client.counted) == 2:
-                    break
-                await asyncio.sleep(0.02)
-            await asyncio.sleep(0.1)  # time for an edit's event, were it read
-            assert client.counted == [(channel.id, chat.id), (channel.id, posted.id)]
-            assert client.dispatched == []  # no Message built, no event task: the ids were enough
+    async with a_club() as (fake, alice, channel, client):
+        chat = await fake.send_user_message(alice, channel, "nice hand")
+        posted = await client.get_partial_messageable(channel.id).send("the table")
+        await posted.edit(content="the table, a move later")
+        for _ in range(100):
+            if len(client.counted) == 2:
+                break
+            await asyncio.sleep(0.02)
+        await asyncio.sleep(0.1)  # time for an edit's event, were it read
+        assert client.counted == [(channel.id, chat.id), (channel.id, posted.id)]
+        assert client.dispatched == []  # no Message built, no event task: the ids were enough

@@ -100,8 +100,8 @@ class RateLimited(discord.HTTPException):
 class FastEdits:
     """Answers clicks and edits messages through interactions' webhooks (outside the global rate limit)."""
 
-    def __init__(self, client: KeepAliveClient | None = None) -> None:
-        self._client = client or KeepAliveClient(timeout=30.0)
+    def __init__(self) -> None:
+        self._client = KeepAliveClient(timeout=30.0)
 
     async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
         """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
@@ -130,8 +130,7 @@ class FastEdits:
         await self._answer(interaction, update_body(face), discord.InteractionResponseType.message_update)
 
     async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
-        """Answer with `text` that only the user sees (a `/spades play` or `bid` taken, a move or
-        two in four)."""
+        """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`)."""
         body = _dumps({"type": discord.InteractionResponseType.channel_message.value,
                        "data": {"content": text, "tts": False, "flags": EPHEMERAL, "allowed_mentions": _NO_MENTIONS}})
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)

@@ -1,10 +1,16 @@
 """`Store` on a SQLite file.
 
-Two connections. The writer runs on the event loop itself: every write is one short transaction
-(a few indexed statements, about 0.06 ms here), and a thread hand-off cost far more than that under
-load, because each sqlite3 call on a thread has to win the GIL back from the busy loop (median 25 ms,
-p99 over 250 ms per save in the load benchmark). Turns' events from many games share one commit
-(`group_commit`), made durable off the loop (`durability`).
+Two connections, both the standard library's sqlite3 rather than aiosqlite. The writer runs on the
+event loop itself: every write is one short transaction (a few indexed statements, about 0.06 ms
+here), and handing it to aiosqlite's thread cost far more than that under load, because each sqlite3
+call on a thread has to win the GIL back from the busy loop (when the writer moved, saves in the load
+benchmark went from 25 ms at the median and over 250 ms at p99 to under 1 ms and 4 ms).
+`bench/bench_sqlite_writer.py` keeps measuring one move's save both ways, idle and on a busy loop:
+on the loop the tail stays short (p99 45 ms against aiosqlite's 65; 15 against 58 with
+`synchronous=normal`), though the fsync's own hand-off to a thread costs the median a few ms (25
+against 19).
+Turns' events from many games share one commit (`group_commit`), made durable off the loop
+(`durability`).
 
 The reader is a query-only connection on its own thread (`connection.ReaderThread`), for
 everything that may scan: leaderboards, stats, records, recovery. It sees only committed data and

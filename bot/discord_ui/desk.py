@@ -167,12 +167,10 @@ Queued = TypeVar("Queued")
 
 
 async def next_item(queue: asyncio.Queue[Queued], timeout: float | None) -> Queued:
-    """The queue's next item, or TimeoutError past `timeout`. (asyncio.wait_for made a task and a
-    future for every wait, twice a move; a timeout scope makes neither, and an item already
-    waiting is taken even with a timeout of 0.)"""
+    """The queue's next item, or TimeoutError past `timeout`; an item already waiting is taken even
+    with a timeout of 0. With no timeout the wait makes no task (`wait_for` made one per wait)."""
     if not queue.empty():
         return queue.get_nowait()
     if timeout is None:
         return await queue.get()
-    async with asyncio.timeout(timeout):
-        return await queue.get()
+    return await asyncio.wait_for(queue.get(), timeout)

@@ -242,8 +242,7 @@ class KeepAliveClient:
         while True:
             connection = pool.take_idle()
             if connection is None:
-                async with asyncio.timeout_at(deadline):  # (rare: a timeout scope costs more than a timer)
-                    connection = await pool.open()
+                connection = await asyncio.wait_for(pool.open(), max(0.0, deadline - loop.time()))
             reused = connection.used
             waiter: asyncio.Future[Reply] = loop.create_future()
             timer = loop.call_at(deadline, _expire, waiter)

@@ -175,6 +175,7 @@ class Window:
         self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
         self.unexpected = len(tally.unexpected)
         self.shown_from, self.behind_from = len(tally.turn_shown), len(tally.table_behind)
+        self.late_from, self.early_from = len(tally.table_late), tally.table_before_answer
 
     def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
         fake, tally = self.world.fake, self.world.tally
@@ -197,6 +198,8 @@ class Window:
             "table_behind_p50_ms": ms(percentile(behind, 0.5)) if behind else None,
             "table_behind_p99_ms": ms(percentile(behind, 0.99)) if behind else None,
             "table_behind_max_ms": ms(behind[-1]) if behind else None,
+            "table_late": tally.table_late[self.late_from:][:10],
+            "table_before_answer": tally.table_before_answer - self.early_from,
             "moves": tally.moves - self.tally.moves,
             "games_started": tally.games_started - self.tally.games_started,
             "games_finished": tally.games_finished - self.tally.games_finished,

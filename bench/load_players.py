@@ -37,6 +37,8 @@ class Tally:
     unexpected: list[str] = field(default_factory=list)
     turn_shown: list[float] = field(default_factory=list)  # seconds from a move's ack to the next turn on a panel
     table_behind: list[float] = field(default_factory=list)  # seconds from a move's ack to a table showing it
+    table_late: list[str] = field(default_factory=list)  # the moves a table showed over a second late: which, where
+    table_before_answer: int = 0  # moves the table showed before the move's answer reached the player
 
     def oops(self, what: str) -> None:
         self.unexpected.append(what[:300])
@@ -147,14 +149,22 @@ class Table:
 
     def _table_changed(self) -> None:
         """The table shows every move acknowledged before now (it is rendered when it is sent)."""
-        now, waiting = time.monotonic(), []
+        now = time.monotonic()
         for move in self.off_table:
             acked = _acked_at(move)
             if acked is None:
-                waiting.append(move)
+                # The table changed between the click and its answer: the bot applies a move before
+                # it answers it, and draws a table as it sends it, so this table already shows the
+                # move (the answer and the table travel on different connections, in either order).
+                # Waiting for a change after the answer counted the next move's, 3 s later.
+                self.tally.table_behind.append(0.0)
+                self.tally.table_before_answer += 1
             else:
                 self.tally.table_behind.append(max(0.0, now - acked))
-        self.off_table = waiting
+                if now - acked > 1.0:
+                    self.tally.table_late.append(f"{kind_of(move)} in #{self.channel.name}, "
+                                                 f"{now - acked:.2f} s, game {self.game_id} move {self.moves}")
+        self.off_table = []
 
     def _turn_shown(self, panel: FakeMessage) -> None:
         """A panel changed after a move: if it now asks its player to act, the turn has shown."""

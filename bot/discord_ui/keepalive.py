@@ -2,14 +2,15 @@
 
 Why: a move costs three REST calls (the click's answer, the next player's panel, the table), and
 through aiohttp each took about 115 µs of the bot's CPU (request and URL objects, header multidicts,
-a connector, timers, a response object and its stream), against about 20 µs for the same request
+a connector, timers, a response object and its stream), against about 31 µs for the same request
 written here as one block of bytes on a kept-alive connection and read back by a plain parser
-(`bench/bench_http.py`). At load that was a sixth of the bot's CPU.
+(`bench/bench_http.py`, medians of 3). At load the three were a sixth of the bot's CPU.
 
 It speaks only what those calls need: one request at a time per connection (no pipelining), a
 body of known length, answers with a Content-Length, chunked, or up to the end of the connection,
 TLS through the standard library. A connection the server closed while it sat idle is replaced and
-the request sent once more on a fresh one, as browsers and aiohttp do. Every other call of the bot
+the request sent once more on a fresh one (no byte of an answer came: the request never got
+there); one whose answer was cut short is an error, not sent again. Every other call of the bot
 stays with discord.py and its aiohttp session.
 """
 

@@ -16,7 +16,7 @@ bot's budget first. Everything else (answers to other commands, channel posts, d
 with discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never
 waits, it is put off), and a 429 is handed back to the caller, which tries again once it has
 passed. The calls travel on the bot's own kept-alive HTTP/1.1 connections (`keepalive`), not
-aiohttp's: a third of the CPU a call.
+aiohttp's: about a quarter of the CPU a call.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
 discord.py makes of the same face, and the request what discord.py sends for the same edit; a

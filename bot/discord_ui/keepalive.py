@@ -223,13 +223,12 @@ def _expire(waiter: asyncio.Future[Reply]) -> None:
 
 
 class KeepAliveClient:
-    """Sends requests to any http:// or https:// URL, keeping one pool of connections per server."""
+    """Sends requests to any http:// or https:// URL, keeping one pool of connections per origin."""
 
     def __init__(self, *, timeout: float = 30.0, tls: ssl.SSLContext | None = None) -> None:
         self._timeout = timeout
         self._tls = tls
-        self._pools: dict[tuple[str, str, int], _Pool] = {}
-        self._origins: dict[str, tuple[_Pool, bytes]] = {}
+        self._origins: dict[str, tuple[_Pool, bytes]] = {}  # "https://host:port" -> its pool, Host line
 
     async def request(self, method: str, url: str, body: bytes, headers: bytes) -> Reply:
         """Send `body` with `headers` (complete "Name: value\\r\\n" lines, Content-Length aside).
@@ -272,16 +271,13 @@ class KeepAliveClient:
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ValueError(f"not an http(s) URL: {url}")
             tls = (self._tls or ssl.create_default_context()) if parts.scheme == "https" else None
-            port = parts.port or (443 if tls is not None else 80)
-            key = (parts.scheme, parts.hostname, port)
-            pool = self._pools.setdefault(key, _Pool(parts.hostname, port, tls))
+            pool = _Pool(parts.hostname, parts.port or (443 if tls is not None else 80), tls)
             known = self._origins[origin] = (pool, b"Host: %s\r\n" % parts.netloc.encode("idna"))
         pool, host_line = known
         return pool, path, host_line
 
     async def close(self) -> None:
-        for pool in self._pools.values():
+        for pool, _ in self._origins.values():
             pool.close()
-        self._pools.clear()
         self._origins.clear()
         await asyncio.sleep(0)  # let the transports finish closing

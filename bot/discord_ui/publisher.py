@@ -523,4 +523,3 @@ def _public(live: LiveGame) -> TableView:
 def _table_face(live: LiveGame) -> Face:
     """The table as the game stands now (drawn once the call may go, so it shows the latest)."""
     return faces.table(_public(live), live.status == "playing")
-

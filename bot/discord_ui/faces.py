@@ -54,7 +54,25 @@ class Row:
     buttons: tuple[Button, ...]
 
 
-Part = Text | Divider | Row
+@dataclass(frozen=True, slots=True)
+class Cards:
+    """One suit's card buttons, `enabled` or not, drawn as rows of `ROW_WIDTH`. Kept as numbers, not
+    buttons: a panel's face is built on every move of its game and kept until the next, and a button
+    object per card (made anew, or held in a cache too small for hundreds of games) left tens of
+    thousands of young objects for every garbage collection to walk (11 ms each under load)."""
+
+    game_id: str
+    cards: tuple[Card, ...]
+    enabled: tuple[bool, ...]
+
+    def buttons(self) -> list[Button]:
+        return [card_button(self.game_id, card, on) for card, on in zip(self.cards, self.enabled, strict=True)]
+
+    def as_rows(self) -> list[Row]:
+        return rows(self.buttons())
+
+
+Part = Text | Divider | Row | Cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +88,7 @@ def hand_button(game_id: str) -> Button:
     return Button("hand", (game_id,), f"spades:table:{game_id}:hand", "My hand", PRIMARY, emoji="🃏")
 
 
-# A panel is drawn again each time it may have changed (to compare it with what it shows): its
+# A panel is drawn again each time it may have changed (to compare it with what it shows): its bid
 # buttons, frozen and the same for every player of a game, are made once.
 @functools.lru_cache(maxsize=8192)
 def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
@@ -79,11 +97,20 @@ def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
                   DANGER if bid == "blind" else PRIMARY, disabled=not enabled)
 
 
-@functools.lru_cache(maxsize=8192)
 def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
+    label, style = card_look(card)
+    return Button("card", (game_id, card), card_custom_id(game_id, card), label, style, disabled=not enabled)
+
+
+@functools.cache
+def card_look(card: Card) -> tuple[str, int]:
+    """A card button's label and style."""
     red = card < 52 and card // 13 in RED_SUITS
-    return Button("card", (game_id, card), f"spades:card:{game_id}:{card}", card_label(card),
-                  DANGER if red else SECONDARY, disabled=not enabled)
+    return card_label(card), DANGER if red else SECONDARY
+
+
+def card_custom_id(game_id: str, card: Card) -> str:
+    return f"spades:card:{game_id}:{card}"
 
 
 def reveal_button(game_id: str) -> Button:
@@ -118,7 +145,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     elif view.hand:
         legal = set(view.legal_cards) if my_turn else set()
         for _, cards in render.suit_groups(view.hand):
-            parts += rows([card_button(game_id, card, card in legal) for card in cards])
+            parts.append(Cards(game_id, tuple(cards), tuple(card in legal for card in cards)))
     if my_turn and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))
     parts.append(Text(render.panel_details(view)))

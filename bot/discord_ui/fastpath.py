@@ -48,16 +48,19 @@ _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
 
 def components(face: faces.Face) -> list[dict[str, Any]]:
     """A face as Discord's components JSON."""
-    return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False,
-             "components": [_part(part) for part in face.parts]}]
-
-
-def _part(part: faces.Part) -> dict[str, Any]:
-    if isinstance(part, faces.Text):
-        return {"type": _TEXT, "content": part.content}
-    if isinstance(part, faces.Divider):
-        return {"type": _SEPARATOR, "divider": True, "spacing": 1}
-    return {"type": _ROW, "components": [_button(button) for button in part.buttons]}
+    parts: list[dict[str, Any]] = []
+    for part in face.parts:
+        if isinstance(part, faces.Text):
+            parts.append({"type": _TEXT, "content": part.content})
+        elif isinstance(part, faces.Divider):
+            parts.append({"type": _SEPARATOR, "divider": True, "spacing": 1})
+        elif isinstance(part, faces.Row):
+            parts.append({"type": _ROW, "components": [_button(button) for button in part.buttons]})
+        else:
+            buttons = _card_buttons(part)
+            parts += ({"type": _ROW, "components": buttons[i:i + faces.ROW_WIDTH]}
+                      for i in range(0, len(buttons), faces.ROW_WIDTH))
+    return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False, "components": parts}]
 
 
 def _button(button: faces.Button) -> dict[str, Any]:
@@ -66,6 +69,16 @@ def _button(button: faces.Button) -> dict[str, Any]:
     if button.emoji is not None:
         data["emoji"] = {"id": None, "name": button.emoji}
     return data
+
+
+def _card_buttons(cards: faces.Cards) -> list[dict[str, Any]]:
+    """`faces.card_button`'s JSON, written without making the buttons (a panel's edit has up to 17)."""
+    found = []
+    for card, enabled in zip(cards.cards, cards.enabled, strict=True):
+        label, style = faces.card_look(card)
+        found.append({"type": _BUTTON, "style": style, "disabled": not enabled, "label": label,
+                      "custom_id": faces.card_custom_id(cards.game_id, card)})
+    return found
 
 
 def _message(face: faces.Face) -> dict[str, Any]:

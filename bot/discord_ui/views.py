@@ -235,7 +235,8 @@ def draw(face: faces.Face) -> ui.LayoutView:
         elif isinstance(part, faces.Divider):
             container.add_item(ui.Separator())
         else:
-            container.add_item(ui.ActionRow(*(_item(button) for button in part.buttons)))
+            for row in part.as_rows() if isinstance(part, faces.Cards) else [part]:
+                container.add_item(ui.ActionRow(*(_item(button) for button in row.buttons)))
     view = ui.LayoutView(timeout=None)
     view.add_item(container)
     return view

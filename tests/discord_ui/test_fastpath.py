@@ -67,8 +67,11 @@ def _faces_through_games() -> list[faces.Face]:
 def test_the_json_is_what_discord_py_makes_of_the_same_face() -> None:
     shown = _faces_through_games()
     assert len(shown) > 100
-    kinds = {b.kind for face in shown for part in face.parts if isinstance(part, faces.Row) for b in part.buttons}
+    rows = [row for face in shown for part in face.parts if isinstance(part, faces.Row | faces.Cards)
+            for row in (part.as_rows() if isinstance(part, faces.Cards) else [part])]
+    kinds = {b.kind for row in rows for b in row.buttons}
     assert kinds == {"hand", "bid", "card", "reveal", "hint"}  # every button a panel or table carries
+    assert any(len(row.buttons) == faces.ROW_WIDTH for row in rows if row.buttons[0].kind == "card")  # suits wrap
     for face in shown:
         assert fastpath.components(face) == draw(face).to_components()
         assert draw(face).has_components_v2()

@@ -58,7 +58,7 @@ async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     assert len(edits.shown.get(first, [])) == 1 and second not in edits.shown  # the older one first
     asleep = edits.shown[first][0]
     assert "gone to sleep" in _texts(asleep) and "My hand" in _texts(asleep)
-    assert not any(isinstance(part, faces.Row) for part in asleep.parts)  # nothing to press
+    assert not any(isinstance(part, faces.Row | faces.Cards) for part in asleep.parts)  # nothing to press
     await asyncio.sleep(0.5)
     assert len(edits.shown[second]) == 1 and len(edits.shown[first]) == 1  # each once
     await publisher.close(timeout=0.1)

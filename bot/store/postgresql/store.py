@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
@@ -29,6 +30,7 @@ from bot.store.models import ShardSet
 from bot.store.postgresql import append, connection
 from bot.store.postgresql.connection import PgTransaction
 from bot.store.postgresql.errors import DRIVER_ERRORS, commit_lost, store_error
+from bot.store.postgresql.kept import KeptConnections
 from bot.store.postgresql.locks import ShardClaims
 from bot.store.postgresql.migrate import migrate
 from bot.store.sql import Operation
@@ -37,6 +39,7 @@ from bot.store.sql_store import SqlStore
 T = TypeVar("T")
 
 CLOSE_TIMEOUT_S = 10.0
+KEPT_FOR_MOVES = connection.POOL_SIZE // 2  # the rest stay in the pool for transactions and reads
 
 
 class _OneAtATime:
@@ -75,6 +78,7 @@ class PostgresStore(SqlStore):
         self._url = url
         self._target = target  # host:port/database, for messages
         self._pool = pool
+        self._kept = KeptConnections(pool, KEPT_FOR_MOVES)  # the saves of moves, without the pool's cost
         self._handed_over: set[asyncio.Task[Any]] = set()
         self._per_game = _OneAtATime()
         self._claims: ShardClaims | None = None
@@ -113,6 +117,8 @@ class PostgresStore(SqlStore):
             if self._handed_over:
                 await asyncio.wait(self._handed_over)
         finally:
+            with contextlib.suppress(*DRIVER_ERRORS):
+                await self._kept.close()
             if self._claims is not None:
                 with contextlib.suppress(*DRIVER_ERRORS):
                     await self._claims.close()
@@ -172,6 +178,15 @@ class PostgresStore(SqlStore):
         except DRIVER_ERRORS as exc:
             raise store_error(exc, self._target, writing=True) from exc
 
+    async def _committing(self, write: Callable[[Any], Awaitable[T]], conn: Any) -> T:
+        """`write`, whose statement commits itself: a connection lost while it runs may have saved it."""
+        try:
+            return await write(conn)
+        except DRIVER_ERRORS as exc:
+            if _connection_lost(exc):
+                raise commit_lost(exc, self._target) from exc
+            raise
+
     # -- actions ----------------------------------------------------------------------------------
 
     async def _append(self, action: Action) -> list[int]:
@@ -184,16 +199,10 @@ class PostgresStore(SqlStore):
             return await self._one_statement(lambda conn: append.in_one_statement(conn, action, time.time()))
 
     async def _one_statement(self, write: Callable[[Any], Awaitable[T]]) -> T:
-        """Run `write`, one statement on a pooled connection and a transaction of its own (no BEGIN
+        """Run `write`, one statement on a kept connection and a transaction of its own (no BEGIN
         or COMMIT to wait for). Its commit is part of it, so a connection lost while it runs leaves
         the save made or not, as a lost COMMIT does; a statement the server refused saved nothing."""
         try:
-            async with self._pool.acquire() as conn:
-                try:
-                    return await write(conn)
-                except DRIVER_ERRORS as exc:
-                    if _connection_lost(exc):
-                        raise commit_lost(exc, self._target) from exc
-                    raise
+            return await self._kept.run(functools.partial(self._committing, write))
         except DRIVER_ERRORS as exc:
             raise store_error(exc, self._target, writing=True) from exc

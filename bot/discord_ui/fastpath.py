@@ -64,10 +64,14 @@ def components(face: faces.Face) -> list[dict[str, Any]]:
 
 
 def _button(button: faces.Button) -> dict[str, Any]:
-    data: dict[str, Any] = {"type": _BUTTON, "style": button.style, "disabled": button.disabled,
-                            "label": button.label, "custom_id": button.custom_id}
-    if button.emoji is not None:
-        data["emoji"] = {"id": None, "name": button.emoji}
+    return _button_json(button.style, button.disabled, button.label, button.custom_id, button.emoji)
+
+
+def _button_json(style: int, disabled: bool, label: str, custom_id: str, emoji: str | None = None) -> dict[str, Any]:
+    data: dict[str, Any] = {"type": _BUTTON, "style": style, "disabled": disabled, "label": label,
+                            "custom_id": custom_id}
+    if emoji is not None:
+        data["emoji"] = {"id": None, "name": emoji}
     return data
 
 
@@ -76,8 +80,7 @@ def _card_buttons(cards: faces.Cards) -> list[dict[str, Any]]:
     found = []
     for card, enabled in zip(cards.cards, cards.enabled, strict=True):
         label, style = faces.card_look(card)
-        found.append({"type": _BUTTON, "style": style, "disabled": not enabled, "label": label,
-                      "custom_id": faces.card_custom_id(cards.game_id, card)})
+        found.append(_button_json(style, not enabled, label, faces.card_custom_id(cards.game_id, card)))
     return found
 
 

@@ -65,11 +65,8 @@ class Cards:
     cards: tuple[Card, ...]
     enabled: tuple[bool, ...]
 
-    def buttons(self) -> list[Button]:
-        return [card_button(self.game_id, card, on) for card, on in zip(self.cards, self.enabled, strict=True)]
-
     def as_rows(self) -> list[Row]:
-        return rows(self.buttons())
+        return rows([card_button(self.game_id, card, on) for card, on in zip(self.cards, self.enabled, strict=True)])
 
 
 Part = Text | Divider | Row | Cards

@@ -1,15 +1,16 @@
 """One game's publishing state (its `Desk`) and what its workers are handed: the changes to show,
 and the direct messages that run behind them (`Jobs`); how a call to its channel is retried
-(`guard`); and how its workers wait for their next item (`next_item`)."""
+(`guard`); and how its workers are handed their next item (`Mailbox`)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import discord
 
@@ -78,12 +79,63 @@ class Jobs:
             self._task.cancel()
 
 
+Item = TypeVar("Item")
+
+
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
+class Mailbox(Generic[Item]):
+    """What a worker is handed, in order, for the one worker that takes it.
+
+    Why not `asyncio.Queue` and `asyncio.timeout`: a worker waits for its game's next change twice a
+    move, nearly always with a time limit (the next panel to put to sleep, the table's pace). The
+    queue's getter list, wake-up bookkeeping and loop checks, and the timeout's scope (a task
+    lookup, a rescheduled timer, an uncancel count), were several microseconds a wait, in Python.
+    Here a wait is one future and one loop timer."""
+
+    def __init__(self) -> None:
+        self._items: deque[Item] = deque()
+        self._waiter: asyncio.Future[None] | None = None  # set while the worker waits
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def put_nowait(self, item: Item) -> None:
+        self._items.append(item)
+        if self._waiter is not None:
+            _wake(self._waiter)
+
+    def get_nowait(self) -> Item:
+        return self._items.popleft()
+
+    async def next(self, timeout: float | None) -> Item:
+        """The next item, or TimeoutError past `timeout`; an item already waiting is taken even with
+        a timeout of 0, and one put as the time runs out is taken too. A worker cancelled while it
+        waits leaves the items where they are."""
+        if not self._items:
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = None if timeout is None else loop.call_later(timeout, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not self._items:
+                raise TimeoutError
+        return self._items.popleft()
+
+
 @dataclass
 class Desk:
     """One game's publishing state."""
 
     panels: PanelSet
-    queue: asyncio.Queue[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=asyncio.Queue)
+    queue: Mailbox[tuple[LiveGame, Change | Repost | Wake]] = field(default_factory=Mailbox)
     task: asyncio.Task[None] | None = None
     last_table: float = 0.0  # when the table was last brought up to date
     table_stale: bool = False  # it was left behind to keep its pace: an edit is due at last_table + gap
@@ -98,7 +150,7 @@ class Desk:
     channel_gone: bool = False
     busy: bool = False
     live: LiveGame | None = None  # the game as last published, for refreshes no change asked for
-    lane: asyncio.Queue[tuple[LiveGame, Change | TableDue]] = field(default_factory=asyncio.Queue)
+    lane: Mailbox[tuple[LiveGame, Change | TableDue]] = field(default_factory=Mailbox)
     lane_task: asyncio.Task[None] | None = None
     lane_busy: bool = False
     repost: bool = False  # the table is to be posted anew at the bottom (`/spades table`)
@@ -161,20 +213,3 @@ async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]
         await asyncio.sleep(delay)
         delay = min(delay * 2, RETRY_MAX)
     return False
-
-
-Queued = TypeVar("Queued")
-
-
-async def next_item(queue: asyncio.Queue[Queued], timeout: float | None) -> Queued:
-    """The queue's next item, or TimeoutError past `timeout`; an item already waiting is taken even
-    with a timeout of 0. A timed wait takes one timer: `wait_for` made a task, a coroutine, futures
-    and a context per wait, twice a move, and they lived until the game's next move, several
-    thousand young objects for each garbage collection to walk at 600 tables. A cancelled `get`
-    leaves its item in the queue."""
-    if not queue.empty():
-        return queue.get_nowait()
-    if timeout is None:
-        return await queue.get()
-    async with asyncio.timeout(timeout):
-        return await queue.get()

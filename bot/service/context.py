@@ -5,7 +5,6 @@ and what its publisher may ask back (`PublisherPort`)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
 import random
@@ -87,9 +86,9 @@ class Context:
         if self.channels.get(live.channel_id) is live:
             del self.channels[live.channel_id]
         self.games.pop(live.game_id, None)
-        for task in (live.timer, live.ping_timer):
-            if task is not None and task is not asyncio.current_task():
-                task.cancel()
+        for alarm in (live.timer, live.ping_timer):
+            if alarm is not None:
+                alarm.cancel()
         live.timer = live.ping_timer = None
         live.deadline = None
 

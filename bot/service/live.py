@@ -6,6 +6,7 @@ import asyncio
 from dataclasses import dataclass, field
 
 from bot.engine import Game, Mode, Rules, TableView, table_view
+from bot.service.clock import Alarm
 from bot.service.deadlines import Timer, from_stored
 from bot.store import GameInfo, Seat
 
@@ -29,8 +30,8 @@ class LiveGame:
     table_message_id: int | None = None
     deadline: Timer | None = None  # the timer armed now
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    timer: asyncio.Task[None] | None = None
-    ping_timer: asyncio.Task[None] | None = None
+    timer: Alarm | None = None
+    ping_timer: Alarm | None = None
     save_failures: int = 0  # in a row: how long to wait before retrying what a failed save left undone
     # The public snapshot last built, with the game, the event count and the names it was built from.
     _public: tuple[Game, int, tuple[str, ...], TableView] | None = field(default=None, init=False, repr=False)

@@ -1,8 +1,9 @@
 """Turn timers: each game's next timer, the ping when a person's turn begins, reminders, and
 computer players moving (for their own seats, or for a person whose time ran out).
 
-A timer is armed as a task that sleeps on the clock and then, holding the game's lock, checks that
-nothing happened meanwhile (the game's token moved on, another timer replaced it) before acting.
+A timer is armed as an alarm on the clock (a loop handle, a task only once due) that then, holding
+the game's lock, checks that nothing happened meanwhile (the game's token moved on, another timer
+replaced it) before acting.
 What a due lobby expiry, deal or retry does belongs to other parts; they are reached through the
 `on_due` callback the service hands in when it composes them.
 """
@@ -10,7 +11,7 @@ What a due lobby expiry, deal or retry does belongs to other parts; they are rea
 from __future__ import annotations
 
 import asyncio
-import contextlib
+import functools
 import logging
 import zlib
 from collections.abc import Awaitable, Callable
@@ -68,12 +69,12 @@ class Timers:
         return next_timer(live, self._context.clock.now(), self._context.pace, keep)
 
     def arm(self, live: LiveGame, timer: Timer | None) -> None:
-        if live.timer is not None and live.timer is not asyncio.current_task():
+        if live.timer is not None:
             live.timer.cancel()
         live.timer = None
         live.deadline = timer
         if timer is not None:
-            live.timer = asyncio.create_task(self._run(live, live.token, timer))
+            live.timer = self._context.clock.alarm(timer.at, functools.partial(self._run, live, live.token, timer))
 
     def retry(self, live: LiveGame) -> None:
         """Try again a little later what a failed save left undone, waiting longer after each failure."""
@@ -83,16 +84,15 @@ class Timers:
 
     def arm_ping(self, live: LiveGame) -> None:
         """A person whose turn has begun hears about it if they haven't acted a few seconds later."""
-        if live.ping_timer is not None and live.ping_timer is not asyncio.current_task():
+        if live.ping_timer is not None:
             live.ping_timer.cancel()
         live.ping_timer = None
         seat = live.human_turn()
         if seat is not None and live.turn_ping_delay > 0:
             at = self._context.clock.now() + live.turn_ping_delay
-            live.ping_timer = asyncio.create_task(self._run_ping(live, seat, live.token, at))
+            live.ping_timer = self._context.clock.alarm(at, functools.partial(self._run_ping, live, seat, live.token))
 
-    async def _run_ping(self, live: LiveGame, seat: int, token: int, at: float) -> None:
-        await self._context.clock.sleep_until(at)
+    async def _run_ping(self, live: LiveGame, seat: int, token: int) -> None:
         async with live.lock:
             if live.token == token and live.human_turn() == seat:
                 self._context.listener.publish(live, [TurnStarted(seat, token)])
@@ -113,16 +113,14 @@ class Timers:
         self.arm(live, keep)
 
     async def close(self) -> None:
-        tasks = [t for live in self._context.games.values() for t in (live.timer, live.ping_timer) if t is not None]
-        for task in tasks:
-            task.cancel()
-        for task in tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        alarms = [a for live in self._context.games.values() for a in (live.timer, live.ping_timer) if a is not None]
+        for alarm in alarms:
+            alarm.cancel()
+        for alarm in alarms:
+            await alarm.stopped()
 
     async def _run(self, live: LiveGame, token: int, timer: Timer) -> None:
         try:
-            await self._context.clock.sleep_until(timer.at)
             async with live.lock:
                 if live.token != token or live.deadline is not timer or not live.active:
                     return

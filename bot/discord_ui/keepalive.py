@@ -20,7 +20,7 @@ import asyncio
 import ssl
 from collections import deque
 from dataclasses import dataclass, field
-from typing import cast
+from typing import NamedTuple, cast
 from urllib.parse import urlsplit
 
 _HEAD_END = b"\r\n\r\n"
@@ -31,14 +31,64 @@ class Disconnected(ConnectionError):
     """The connection ended before the whole answer came."""
 
 
-@dataclass(frozen=True)
-class Reply:
+class _Head(NamedTuple):
+    """An answer's status line and header block, and the three fields that frame its body, found
+    in the block lower-cased rather than by splitting every line into a dict (most answers are
+    read only for their status)."""
+
+    status: int
+    reason: str
+    fields: bytes  # the header lines, each after a CRLF
+    length: int | None  # Content-Length
+    chunked: bool
+    keep: bool  # the server keeps the connection open
+
+    @classmethod
+    def read(cls, head: bytes) -> _Head:
+        line_end = head.find(b"\r\n")
+        status_line, fields = (head, b"") if line_end < 0 else (head[:line_end], head[line_end:])
+        version, _, rest = status_line.decode("latin-1").partition(" ")
+        code, _, reason = rest.partition(" ")
+        if not version.startswith("HTTP/1.") or not code.isdigit():
+            raise ValueError(status_line[:80].decode("latin-1"))
+        lowered = fields.lower()
+        length = _field(lowered, _LENGTH)
+        if length is not None and not length.isdigit():
+            raise ValueError(f"content-length {length[:20]!r}")
+        return cls(int(code), reason, fields, None if length is None else int(length),
+                   (_field(lowered, _ENCODING) or b"").endswith(b"chunked"), _field(lowered, _CONNECTION) != b"close")
+
+
+_LENGTH, _ENCODING, _CONNECTION = b"\r\ncontent-length:", b"\r\ntransfer-encoding:", b"\r\nconnection:"
+
+
+def _field(lowered: bytes, name: bytes) -> bytes | None:
+    """A header's value, from a lower-cased header block; `name` with the CRLF before it and the colon."""
+    at = lowered.find(name)
+    if at < 0:
+        return None
+    start = at + len(name)
+    end = lowered.find(b"\r\n", start)
+    return lowered[start:end if end >= 0 else None].strip()
+
+
+class Reply(NamedTuple):
     """An answer: what discord.py's errors read (status, reason) and what the callers read."""
 
     status: int
     reason: str
-    headers: dict[str, str]  # names in lower case
+    fields: bytes
     body: bytes
+
+    @property
+    def headers(self) -> dict[str, str]:
+        """The header fields, names in lower case (worked out only for the answers read for them)."""
+        headers: dict[str, str] = {}
+        for line in self.fields.decode("latin-1").split("\r\n"):
+            name, colon, value = line.partition(":")
+            if colon:
+                headers[name.strip().lower()] = value.strip()
+        return headers
 
 
 @dataclass
@@ -47,7 +97,7 @@ class _Reading:
 
     waiter: asyncio.Future[Reply]
     buffer: bytearray = field(default_factory=bytearray)
-    head: tuple[int, str, dict[str, str]] | None = None
+    head: _Head | None = None
     started: bool = False  # a byte of the answer came: the request reached the server
 
 
@@ -80,7 +130,7 @@ class _Connection(asyncio.Protocol):
             self._fail(Disconnected(f"malformed answer: {error}"))
             return
         if reply is not None:
-            self._deliver(reply, keep=reply.headers.get("connection", "").lower() != "close")
+            self._deliver(reply, keep=reading.head is not None and reading.head.keep)
 
     def eof_received(self) -> bool:
         return False  # close the transport: connection_lost settles any answer read to the end
@@ -131,34 +181,25 @@ def _parse(reading: _Reading, *, at_end: bool) -> Reply | None:
             if at_end:
                 raise ValueError("no head")
             return None
-        lines = bytes(buffer[:end]).decode("latin-1").split("\r\n")
+        head = _Head.read(bytes(buffer[:end]))
         del buffer[: end + 4]
-        version, _, rest = lines[0].partition(" ")
-        code, _, reason = rest.partition(" ")
-        if not version.startswith("HTTP/1.") or not code.isdigit():
-            raise ValueError(lines[0][:80])
-        headers: dict[str, str] = {}
-        for line in lines[1:]:
-            name, _, value = line.partition(":")
-            headers[name.strip().lower()] = value.strip()
-        if 100 <= int(code) < 200:  # an interim answer (we never ask for one): the real one follows
+        if 100 <= head.status < 200:  # an interim answer (we never ask for one): the real one follows
             return _parse(reading, at_end=at_end)
-        reading.head = (int(code), reason, headers)
-    status, reason, headers = reading.head
-    if status in (204, 304):
+        reading.head = head
+    head = reading.head
+    if head.status in (204, 304):
         body: bytes | None = b""
-    elif headers.get("transfer-encoding", "").lower().endswith("chunked"):
+    elif head.chunked:
         body = _dechunk(buffer)
-    elif "content-length" in headers:
-        length = int(headers["content-length"])
-        body = bytes(buffer[:length]) if len(buffer) >= length else None
+    elif head.length is not None:
+        body = bytes(buffer[:head.length]) if len(buffer) >= head.length else None
     else:  # read to the end of the connection
         body = bytes(buffer) if at_end else None
     if body is None:
         if at_end:
             raise ValueError("cut short")
         return None
-    return Reply(status, reason, headers, body)
+    return Reply(head.status, head.reason, head.fields, body)
 
 
 def _dechunk(buffer: bytearray) -> bytes | None:

@@ -80,7 +80,7 @@ class Handlers:
             face, token = faces.panel(live, self.service.view_for(live, interaction.user.id), notice), live.token
             await interaction.response.send_message(view=draw(face), ephemeral=True)
             replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token, face)
-            if replaced is not None:
+            if replaced is not None:  # the answer is a new message: the old panel goes
                 self._remove_later(replaced)
         except Exception as error:
             await report_error(interaction, error)
@@ -112,7 +112,7 @@ class Handlers:
                 await self.publisher.edits.update(interaction, face)
             finally:
                 self.publisher.answering(live, user_id, False)
-            self.publisher.panel_shown(live, user_id, interaction, token, face)
+            self.publisher.panel_shown(live, user_id, interaction, token, face)  # the same message, updated
         except Exception as error:
             await report_error(interaction, error)
 

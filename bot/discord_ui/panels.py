@@ -63,13 +63,11 @@ class PanelSet:
     def show(self, user_id: int, interaction: discord.Interaction[Any], token: int,
              face: faces.Face | None = None) -> Panel | None:
         """A click showed `user_id` their panel (`face`) as of the game's `token`: keep it current
-        from now on. Returns the panel it replaces when that is another message (to be removed)."""
+        from now on. Returns the panel kept current until now, if any: when the new one is a fresh
+        message (My hand), the old one is to be removed."""
         old = self.open.get(user_id)
         self.open[user_id] = Panel(interaction, time.monotonic(), token, face)
-        same_message = (old is not None and interaction.message is not None
-                        and old.interaction.message is not None
-                        and interaction.message.id == old.interaction.message.id)
-        return None if old is None or same_message else old
+        return old
 
     async def refresh(self, live: LiveGame, view_for: Callable[[int], SeatView]) -> None:
         """Bring every panel to the game's state; one that would look the same (a player waiting

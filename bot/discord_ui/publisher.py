@@ -110,7 +110,7 @@ class Publisher:
     def panel_shown(self, live: LiveGame, user_id: int, interaction: discord.Interaction[Any],
                     token: int, face: Face | None = None) -> Panel | None:
         """A click showed `user_id` their panel (`face`) as of the game's `token`: keep it current
-        from now on. Returns the panel it replaces when that is another message (to be removed)."""
+        from now on. Returns the panel kept current until now, if any (see `PanelSet.show`)."""
         desk = self._desks.get(live.game_id)
         if desk is None:
             self.publish(live, [])

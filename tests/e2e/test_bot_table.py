@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from devkit.fake_discord import FakeMessage, FakeUser
-from tests.e2e.conftest import Spades, Table, Turn, game_id_of, game_over_message, name_of, record_moves
+from tests.e2e.conftest import Spades, Table, Turn, game_id_of, game_over_message, name_of, record_moves, start_game
 from tests.record_check import check_record
 
 IDLE_EVERY = 12  # every twelfth turn of a person, they sit and wait to be mentioned
@@ -142,6 +142,18 @@ async def test_two_people_and_a_computer_play_a_whole_game_on_their_panels(spade
     assert joined.ephemeral and "It has started!" in joined.content
     second = Table(spades, channel, [alice, bob], game_id=new_game)
     await second.wait_table(lambda m: "▶ **" in m.text, "the rematch's table")
+
+
+async def test_my_hand_pressed_again_removes_the_panel_it_replaces(spades: Spades) -> None:
+    """Two presses of My hand on the same table: the first panel goes rather than stay behind,
+    looking live, with nobody keeping it current; the second is the one that follows the game."""
+    alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
+    table = await start_game(spades, spades.channel("spades"), [alice, bob, carol], target=50, mercy=50)
+    first = await table.open_panel(alice)
+    second = await table.open_panel(alice)
+    await spades.fake.wait_until(partial(is_deleted, first), 5, "the first panel to be removed")
+    await table.play_moves(3)  # Alice's turn comes round: her panel lights up
+    assert second.edits and not second.deleted
 
 
 def is_deleted(message: FakeMessage) -> bool:

@@ -7,7 +7,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any, Protocol
 
-Wake = Callable[[], Coroutine[Any, Any, None]]
+AlarmWork = Callable[[], Coroutine[Any, Any, None]]
 
 
 class Alarm:
@@ -19,7 +19,7 @@ class Alarm:
     all; it also lived for seconds, so each garbage collection had to walk it. A handle costs a
     fraction of that."""
 
-    def __init__(self, wake: Wake) -> None:
+    def __init__(self, wake: AlarmWork) -> None:
         self._wake = wake
         self.handle: asyncio.Handle | None = None
         self.task: asyncio.Task[None] | None = None  # once due
@@ -45,7 +45,7 @@ class Alarm:
             await asyncio.wait([self.task])
 
 
-def _alarm_in(delay: float, wake: Wake) -> Alarm:
+def _alarm_in(delay: float, wake: AlarmWork) -> Alarm:
     alarm = Alarm(wake)
     alarm.handle = asyncio.get_running_loop().call_later(max(0.0, delay), alarm.start)
     return alarm
@@ -56,7 +56,7 @@ class Clock(Protocol):
 
     async def sleep_until(self, when: float) -> None: ...
 
-    def alarm(self, when: float, wake: Wake) -> Alarm:
+    def alarm(self, when: float, wake: AlarmWork) -> Alarm:
         """Run `wake` as a task of its own once `when` has come."""
         ...
 
@@ -70,7 +70,7 @@ class SystemClock:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    def alarm(self, when: float, wake: Wake) -> Alarm:
+    def alarm(self, when: float, wake: AlarmWork) -> Alarm:
         return _alarm_in(when - time.time(), wake)
 
 
@@ -89,7 +89,7 @@ class OffsetClock:
         if delay > 0:
             await asyncio.sleep(delay)
 
-    def alarm(self, when: float, wake: Wake) -> Alarm:
+    def alarm(self, when: float, wake: AlarmWork) -> Alarm:
         return _alarm_in(when - self.now(), wake)
 
 
@@ -118,7 +118,7 @@ class ManualClock:
         finally:
             self._sleeping.pop(task, None)
 
-    def alarm(self, when: float, wake: Wake) -> Alarm:
+    def alarm(self, when: float, wake: AlarmWork) -> Alarm:
         alarm = Alarm(wake)
         if when <= self._now:
             alarm.handle = asyncio.get_running_loop().call_soon(self._start, alarm)

@@ -133,13 +133,14 @@ class Lobby:
         race to open one, and then takes a seat in the winner's."""
         existing = self._context.channels.get(channel_id)
         if existing is None:
-            stored = await self._store.load_game(finished_game_id) if looks_like_game_id(finished_game_id) else None
-            if stored is None or stored.info.guild_id != guild_id or stored.info.channel_id != channel_id:
+            # Its row and seats say all a rematch needs: its events (a replay) are not read.
+            finished = await self._store.get_game(finished_game_id) if looks_like_game_id(finished_game_id) else None
+            if finished is None or finished.guild_id != guild_id or finished.channel_id != channel_id:
                 raise Refusal("That game isn't one I can set up again here.")
-            levels = [s.bot_level for s in stored.info.seats if s.bot_level is not None and s.left_user_id is None]
+            levels = [s.bot_level for s in finished.seats if s.bot_level is not None and s.left_user_id is None]
             try:
-                live = await self.new_lobby(guild_id, channel_id, user_id, name, stored.info.mode,
-                                            stored.info.rules, computer_levels=levels)
+                live = await self.new_lobby(guild_id, channel_id, user_id, name, finished.mode,
+                                            finished.rules, computer_levels=levels)
             except Refusal:
                 existing = self._context.channels.get(channel_id)
                 if existing is None:

@@ -137,7 +137,8 @@ async def start(tx: Transaction, game_id: str, setup_json: str, now: float) -> N
 
 
 async def update(tx: Transaction, game_id: str, assignments: str, values: Sequence[Any]) -> None:
-    """`UPDATE games SET assignments` (placeholders from $1) for one game that must exist."""
+    """`UPDATE games SET assignments` (placeholders from $1) for one game that must exist. One
+    statement, so a store may run it without a transaction around it (`SqlStore._write_statement`)."""
     sql = f"UPDATE games SET {assignments} WHERE game_id = ${len(values) + 1} RETURNING game_id"
     if not await tx.fetch(sql, *values, game_id):
         raise GameNotFoundError(f"no game {game_id!r}")
@@ -210,6 +211,7 @@ async def add_posts(tx: Transaction, game_id: str, posts: Sequence[PostRow], now
 
 
 async def forget_posts(tx: Transaction, post_ids: Sequence[int]) -> None:
+    """One statement, as `update`."""
     await tx.execute(f"DELETE FROM outbox WHERE post_id IN ({placeholders(len(post_ids))})", *post_ids)
 
 

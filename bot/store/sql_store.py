@@ -66,6 +66,11 @@ class SqlStore(ABC):
     async def _write(self, operation: Operation[T]) -> T:
         """Run `operation` as one transaction, committed (durably) before returning; all or nothing."""
 
+    async def _write_statement(self, operation: Operation[T]) -> T:
+        """Run `operation`, a single statement (atomic by itself), as `_write` does; a backend may
+        spare it the transaction around it."""
+        return await self._write(operation)
+
     @abstractmethod
     async def close(self) -> None: ...
 
@@ -104,14 +109,15 @@ class SqlStore(ABC):
         await self._write(lambda tx: games.start(tx, game_id, setup_json, now))
 
     async def set_lobby_message(self, game_id: str, message_id: int | None) -> None:
-        await self._write(lambda tx: games.update(tx, game_id, "lobby_message_id = $1", (message_id,)))
+        await self._write_statement(lambda tx: games.update(tx, game_id, "lobby_message_id = $1", (message_id,)))
 
     async def set_table_message(self, game_id: str, message_id: int | None) -> None:
-        await self._write(lambda tx: games.update(tx, game_id, "table_message_id = $1", (message_id,)))
+        await self._write_statement(lambda tx: games.update(tx, game_id, "table_message_id = $1", (message_id,)))
 
     async def set_deadline(self, game_id: str, deadline: Deadline | None) -> None:
         columns = rows.deadline_columns(deadline)
-        await self._write(lambda tx: games.update(tx, game_id, "deadline_kind = $1, deadline_at = $2", columns))
+        assignments = "deadline_kind = $1, deadline_at = $2"
+        await self._write_statement(lambda tx: games.update(tx, game_id, assignments, columns))
 
     async def append_event(self, game_id: str, seq: int, event: Mapping[str, Any]) -> None:
         await self.append_events(game_id, seq, [event])
@@ -150,7 +156,7 @@ class SqlStore(ABC):
     async def posts_delivered(self, post_ids: Sequence[int]) -> None:
         ids = [int(post_id) for post_id in post_ids]
         if ids:
-            await self._write(lambda tx: games.forget_posts(tx, ids))
+            await self._write_statement(lambda tx: games.forget_posts(tx, ids))
 
     # -- reading games back -----------------------------------------------------------------------
 

@@ -139,6 +139,12 @@ class PostgresStore(SqlStore):
     async def _write(self, operation: Operation[T]) -> T:
         return await self._hand_over(self._transaction(operation))
 
+    async def _write_statement(self, operation: Operation[T]) -> T:
+        """One statement is a transaction of its own: no pooled connection, BEGIN or COMMIT around it
+        (three round trips and the pool's cost, for the game's message ids, its deadline and the
+        posts delivered, several times a game)."""
+        return await self._hand_over(self._one_statement(lambda conn: operation(PgTransaction(conn))))
+
     async def _hand_over(self, write: Coroutine[Any, Any, T]) -> T:
         """Run `write` to its end even if the caller gives up (a shutdown, a timeout), so it is made or
         refused whole, never cut off halfway; a cancelled caller hears so once it has ended."""

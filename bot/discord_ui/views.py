@@ -69,17 +69,16 @@ class BidButton(ui.DynamicItem[ui.Button[Any]], template=BID_TEMPLATE):
         self.game_id, self.bid = game_id, bid
 
     @classmethod
-    def from_match(cls, match: re.Match[str]) -> BidButton:
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> BidButton:
         return cls(match["game"], match["bid"])
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: re.Match[str]) -> BidButton:
-        return cls.from_match(match)
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await _bid(interaction, match["game"], match["bid"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        text = "blind nil" if self.bid == "blind" else self.bid
-        await interaction.client.handlers.panel_action(interaction, self.game_id, "bid", text)
+        await _bid(interaction, self.game_id, self.bid)
 
 
 class CardButton(ui.DynamicItem[ui.Button[Any]], template=CARD_TEMPLATE):
@@ -88,16 +87,16 @@ class CardButton(ui.DynamicItem[ui.Button[Any]], template=CARD_TEMPLATE):
         self.game_id, self.card = game_id, card
 
     @classmethod
-    def from_match(cls, match: re.Match[str]) -> CardButton:
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> CardButton:
         return cls(match["game"], int(match["card"]))
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: re.Match[str]) -> CardButton:
-        return cls.from_match(match)
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await _play(interaction, match["game"], int(match["card"]))
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.panel_action(interaction, self.game_id, "play", self.card)
+        await _play(interaction, self.game_id, self.card)
 
 
 class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
@@ -108,16 +107,28 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
         self.game_id = game_id
 
     @classmethod
-    def from_match(cls, match: re.Match[str]) -> RevealButton:
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> RevealButton:
         return cls(match["game"])
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
-                             match: re.Match[str]) -> RevealButton:
-        return cls.from_match(match)
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await _reveal(interaction, match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.panel_action(interaction, self.game_id, "reveal", None)
+        await _reveal(interaction, self.game_id)
+
+
+async def _bid(interaction: discord.Interaction[Any], game_id: str, bid: str) -> None:
+    await interaction.client.handlers.panel_action(interaction, game_id, "bid", "blind nil" if bid == "blind" else bid)
+
+
+async def _play(interaction: discord.Interaction[Any], game_id: str, card: Card) -> None:
+    await interaction.client.handlers.panel_action(interaction, game_id, "play", card)
+
+
+async def _reveal(interaction: discord.Interaction[Any], game_id: str) -> None:
+    await interaction.client.handlers.panel_action(interaction, game_id, "reveal", None)
 
 
 class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{GAME}"):

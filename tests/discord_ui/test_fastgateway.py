@@ -29,17 +29,12 @@ class Pick:
 
     answered: ClassVar[list[tuple[str, bool]]] = []
 
-    def __init__(self, number: str) -> None:
-        self.number = number
-
     @classmethod
-    def from_match(cls, match: re.Match[str]) -> Pick:
-        return cls(match["number"])
-
-    async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await edits.update(interaction, faces.closed_panel(f"picked {self.number}"))
-        Pick.answered.append((self.number, interaction.response.is_done()))
-        await interaction.followup.send(f"follow-up of {self.number}", ephemeral=True)
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        number = match["number"]
+        await edits.update(interaction, faces.closed_panel(f"picked {number}"))
+        Pick.answered.append((number, interaction.response.is_done()))
+        await interaction.followup.send(f"follow-up of {number}", ephemeral=True)
 
 
 class Other(discord.ui.DynamicItem[discord.ui.Button[Any]], template=r"other:(?P<number>\d+)"):

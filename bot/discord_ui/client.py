@@ -21,7 +21,7 @@ from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.tournament_commands import TournamentCommands
 from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
-from bot.discord_ui.views import BUTTON_KINDS, PANEL_CLICKS
+from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
 from bot.service.coach import CoachService
@@ -72,7 +72,7 @@ class SpadesBot(discord.Client):
         self._seasons: SeasonService | None = None
         self._coaching: CoachService | None = None
         self._tournaments: TournamentService | None = None
-        self.fast_clicks = FastClicks(self, PANEL_CLICKS, self.publisher.webhooks.note)
+        self.fast_clicks = FastClicks(self, FAST_CLICKS, self.publisher.webhooks.note)
 
     def attach(self, seasons: SeasonService, coaching: CoachService, tournaments: TournamentService) -> None:
         """The composition root hands the other services in before the client starts (they are

@@ -1,5 +1,6 @@
 """The gateway's busiest events, handled without discord.py's parsing: clicks on a panel's cards
-and bids, routed to their button's callback, and the channel messages the bot only counts.
+and bids (and on My hand, which opens a panel), routed to their button kind, and the channel
+messages the bot only counts.
 
 Why, clicks: a click on a panel is the bot's most frequent event. discord.py answers every component
 click by rebuilding a view of dynamic items from the clicked message (every card and bid button of
@@ -7,9 +8,9 @@ the panel) to find the one clicked, then scheduling the item's callback and the 
 as two tasks; that was about a tenth of the bot's CPU at 200 interactions a second (py-spy on
 `bench/bench_load.py --config pg-1 --rate 200`). Here the gateway's INTERACTION_CREATE for one of
 these buttons becomes the same `Interaction` (less the clicked message, which nothing reads) and goes
-straight to the button's callback, in one task; every other interaction goes to discord.py as
-before. The click is answered by `fastpath.FastEdits.update`, which marks the interaction answered
-here.
+straight to its button kind's `clicked`, in one task; every other interaction goes to discord.py as
+before. The click is answered by `fastpath` (`update`, or `show` for My hand's new panel), which
+marks the interaction answered here.
 
 Why, messages: the bot reads a channel's messages only to count what buries its table, by id. Yet
 for each message posted (a table, a summary, anyone's chat) and each edited (the table, about once a

@@ -6,8 +6,8 @@ Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py 
 it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
 `Message` the bot never reads. Here the JSON is written straight from the face and the answer is
 read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
-shows the move), with no view to build and no response object to parse, and so is a move made by
-`/spades play` or `bid` (`say`: one private line). The hand's direct message
+shows the move), with no view to build and no response object to parse, and so are a move made by
+`/spades play` or `bid` (`say`: one private line) and My hand (`show`: a new private panel). The hand's direct message
 (one post per player per deal, and opening the DM channel once) goes the same way: through
 discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket made
 discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the bot's
@@ -144,6 +144,12 @@ class FastEdits:
     async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
         """Answer a click by showing `face` in the message clicked."""
         await self._answer(interaction, update_body(face), discord.InteractionResponseType.message_update)
+
+    async def show(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
+        """Answer with `face` as a new message only the user sees (a private panel: My hand)."""
+        data = _message(face) | {"flags": COMPONENTS_V2 | EPHEMERAL, "tts": False}
+        body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
+        await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
 
     async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`)."""

@@ -17,7 +17,7 @@ from bot.discord_ui import faces, render
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.panels import Panel
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.views import draw, lobby_view
+from bot.discord_ui.views import lobby_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal
 
@@ -78,7 +78,7 @@ class Handlers:
             else:
                 live = self._game(interaction, game_id)
             face, token = faces.panel(live, self.service.view_for(live, interaction.user.id), notice), live.token
-            await interaction.response.send_message(view=draw(face), ephemeral=True)
+            await self.publisher.edits.show(interaction, face)
             replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token, face)
             if replaced is not None:  # the answer is a new message: the old panel goes
                 self._remove_later(replaced)

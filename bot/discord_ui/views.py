@@ -47,7 +47,10 @@ class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
         await interaction.client.handlers.lobby(interaction, self.game_id, self.action)
 
 
-class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}:(?:hand|act)"):
+HAND_TEMPLATE = rf"spades:table:{GAME}:(?:hand|act)"
+
+
+class HandButton(ui.DynamicItem[ui.Button[Any]], template=HAND_TEMPLATE):
     """**My hand**: opens (or replaces) the clicker's private panel. `act` is an older layout's id."""
 
     def __init__(self, game_id: str) -> None:
@@ -58,6 +61,10 @@ class HandButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:table:{GAME}
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
                              match: Any) -> HandButton:
         return cls(match["game"])
+
+    @classmethod
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await interaction.client.handlers.open_panel(interaction, match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.client.handlers.open_panel(interaction, self.game_id)
@@ -179,9 +186,11 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
         await coach_ui.review(interaction, self.game_id)
 
 
-# The panel's buttons, clicked on almost every move: answered by `fastgateway` without discord.py's
-# dispatch (the DynamicItems still draw them, and answer them should the fast route pass one on).
-PANEL_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton))
+# The panel's buttons, clicked on almost every move, and My hand, which opens a panel: answered by
+# `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and answer them
+# should the fast route pass one on).
+FAST_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton),
+               (HAND_TEMPLATE, HandButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
                 ReviewButton)
 

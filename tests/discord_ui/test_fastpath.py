@@ -275,3 +275,28 @@ async def test_a_hands_direct_message_is_what_discord_py_sends_for_the_same_post
     assert post_ours["json"] == {k: v for k, v in post_theirs["json"].items() if k != "components"}
     assert post_theirs["json"].get("components") == []
     assert post_ours["json"]["nonce"] == "ab12p7d0" and post_ours["json"]["enforce_nonce"] is True
+
+
+async def test_a_new_private_panel_is_what_discord_py_sends_for_the_same_answer(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """My hand answered by the fast path: the same callback as send_message(view=..., ephemeral=True)."""
+    _, requests = captured
+    face = _faces_through_games()[5]
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    theirs_click, ours_click = _click(client), _click(client)
+    async with aiohttp.ClientSession() as session:
+        theirs_click._session = session
+        await theirs_click.response.send_message(view=draw(face), ephemeral=True)
+    edits = fastpath.FastEdits()
+    try:
+        await edits.show(ours_click, face)
+    finally:
+        await edits.close()
+    theirs, ours = requests
+    assert {k: ours[k] for k in ("method", "path", "content_type")} == \
+           {k: theirs[k] for k in ("method", "path", "content_type")}
+    assert ours["json"]["type"] == theirs["json"]["type"] == 4  # a new message, not the clicked one changed
+    assert theirs["json"]["data"].pop("content") is None  # discord.py says "no text" in so many words
+    assert ours["json"]["data"] == theirs["json"]["data"]
+    assert ours["json"]["data"]["flags"] == fastpath.COMPONENTS_V2 | fastpath.EPHEMERAL
+    assert ours_click.response.is_done() and theirs_click.response.is_done()

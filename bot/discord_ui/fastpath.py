@@ -152,7 +152,8 @@ class FastEdits:
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
 
     async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
-        """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`)."""
+        """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`, a
+        seat taken in a rematch)."""
         body = _dumps({"type": discord.InteractionResponseType.channel_message.value,
                        "data": {"content": text, "tts": False, "flags": EPHEMERAL, "allowed_mentions": _NO_MENTIONS}})
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)

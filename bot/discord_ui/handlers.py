@@ -132,7 +132,7 @@ class Handlers:
                 self.publisher.lobby_shown(live, interaction)
             else:
                 started = "It has started!" if live.status == "playing" else "Waiting for the others."
-                await interaction.response.send_message(f"You're in the rematch. {started}", ephemeral=True)
+                await self.publisher.edits.say(interaction, f"You're in the rematch. {started}")
         except Exception as error:
             await report_error(interaction, error)
 

@@ -138,7 +138,10 @@ async def _reveal(interaction: discord.Interaction[Any], game_id: str) -> None:
     await interaction.client.handlers.panel_action(interaction, game_id, "reveal", None)
 
 
-class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{GAME}"):
+REMATCH_TEMPLATE = rf"spades:rematch:{GAME}"
+
+
+class RematchButton(ui.DynamicItem[ui.Button[Any]], template=REMATCH_TEMPLATE):
     def __init__(self, game_id: str) -> None:
         super().__init__(ui.Button(label="Rematch", custom_id=f"spades:rematch:{game_id}",
                                    style=discord.ButtonStyle.success, emoji="🔁"))
@@ -148,6 +151,10 @@ class RematchButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:rematch:{
     async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
                              match: Any) -> RematchButton:
         return cls(match["game"])
+
+    @classmethod
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await interaction.client.handlers.rematch(interaction, match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await interaction.client.handlers.rematch(interaction, self.game_id)
@@ -186,11 +193,12 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
         await coach_ui.review(interaction, self.game_id)
 
 
-# The panel's buttons, clicked on almost every move, and My hand, which opens a panel: answered by
-# `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and answer them
-# should the fast route pass one on).
+# The panel's buttons, clicked on almost every move, and the buttons every player of every game
+# presses once (My hand, which opens a panel; Rematch, on a game-over post that carries a chart):
+# answered by `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and
+# answer them should the fast route pass one on).
 FAST_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton),
-               (HAND_TEMPLATE, HandButton))
+               (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
                 ReviewButton)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -174,49 +174,49 @@ def _click(client: discord.Client, token: str = TOKEN) -> discord.Interaction[An
     }, state=client._connection)
 
 
-async def test_a_clicks_answer_is_what_discord_py_sends_for_the_same_update(
-        captured: tuple[str, list[dict[str, Any]]]) -> None:
-    _, requests = captured
-    face = _faces_through_games()[5]
+Answer = Callable[[discord.Interaction[Any]], Awaitable[Any]]
+
+
+async def _answered_both_ways(requests: list[dict[str, Any]], theirs: Answer,
+                              ours: Callable[[fastpath.FastEdits, discord.Interaction[Any]], Awaitable[None]],
+                              ) -> tuple[dict[str, Any], dict[str, Any], discord.Interaction[Any]]:
+    """The same click answered by discord.py (`theirs`) and by the fast path (`ours`): the two
+    requests, which must be the same call, and our interaction."""
     client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
     theirs_click, ours_click = _click(client), _click(client)
     async with aiohttp.ClientSession() as session:
         theirs_click._session = session
-        await theirs_click.response.edit_message(view=draw(face))
+        await theirs(theirs_click)
     edits = fastpath.FastEdits()
     try:
-        await edits.update(ours_click, face)
+        await ours(edits, ours_click)
     finally:
         await edits.close()
-    theirs, ours = requests
-    assert (ours["method"], ours["path"], ours["content_type"]) == (theirs["method"], theirs["path"],
-                                                                    theirs["content_type"])
+    theirs_request, ours_request = requests
+    assert {k: ours_request[k] for k in ("method", "path", "content_type")} == \
+           {k: theirs_request[k] for k in ("method", "path", "content_type")}
+    assert ours_click.response.is_done() and theirs_click.response.is_done()
+    return theirs_request, ours_request, ours_click
+
+
+async def test_a_clicks_answer_is_what_discord_py_sends_for_the_same_update(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    face = _faces_through_games()[5]
+    theirs, ours, _ = await _answered_both_ways(captured[1], lambda i: i.response.edit_message(view=draw(face)),
+                                                lambda edits, i: edits.update(i, face))
     assert ours["json"]["type"] == theirs["json"]["type"] == 7  # UPDATE_MESSAGE: the clicked panel changes
     meaning = ("components", "flags", "allowed_mentions")
     assert {k: ours["json"]["data"][k] for k in meaning} == {k: theirs["json"]["data"][k] for k in meaning}
-    assert ours_click.response.is_done() and theirs_click.response.is_done()
 
 
 async def test_a_private_line_is_what_discord_py_sends_for_an_ephemeral_answer(
         captured: tuple[str, list[dict[str, Any]]]) -> None:
     """`/spades play` answered by the fast path: the same callback as send_message(ephemeral=True)."""
-    _, requests = captured
-    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
-    theirs_command, ours_command = _click(client), _click(client)
-    async with aiohttp.ClientSession() as session:
-        theirs_command._session = session
-        await theirs_command.response.send_message("You played **Q♥**.", ephemeral=True)
-    edits = fastpath.FastEdits()
-    try:
-        await edits.say(ours_command, "You played **Q♥**.")
-    finally:
-        await edits.close()
-    theirs, ours = requests
-    assert {k: ours[k] for k in ("method", "path", "content_type")} == \
-           {k: theirs[k] for k in ("method", "path", "content_type")}
+    said = "You played **Q♥**."
+    theirs, ours, ours_command = await _answered_both_ways(
+        captured[1], lambda i: i.response.send_message(said, ephemeral=True), lambda edits, i: edits.say(i, said))
     assert ours["json"] == {"type": 4, "data": {**theirs["json"]["data"], "tts": False}}
     assert ours["json"]["data"]["flags"] == 64 and ours["json"]["data"]["allowed_mentions"]["parse"] == []
-    assert ours_command.response.is_done() and theirs_command.response.is_done()
     with pytest.raises(discord.InteractionResponded):  # discord.py knows it is answered
         await ours_command.response.send_message("again")
 
@@ -280,23 +280,11 @@ async def test_a_hands_direct_message_is_what_discord_py_sends_for_the_same_post
 async def test_a_new_private_panel_is_what_discord_py_sends_for_the_same_answer(
         captured: tuple[str, list[dict[str, Any]]]) -> None:
     """My hand answered by the fast path: the same callback as send_message(view=..., ephemeral=True)."""
-    _, requests = captured
     face = _faces_through_games()[5]
-    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
-    theirs_click, ours_click = _click(client), _click(client)
-    async with aiohttp.ClientSession() as session:
-        theirs_click._session = session
-        await theirs_click.response.send_message(view=draw(face), ephemeral=True)
-    edits = fastpath.FastEdits()
-    try:
-        await edits.show(ours_click, face)
-    finally:
-        await edits.close()
-    theirs, ours = requests
-    assert {k: ours[k] for k in ("method", "path", "content_type")} == \
-           {k: theirs[k] for k in ("method", "path", "content_type")}
+    theirs, ours, _ = await _answered_both_ways(
+        captured[1], lambda i: i.response.send_message(view=draw(face), ephemeral=True),
+        lambda edits, i: edits.show(i, face))
     assert ours["json"]["type"] == theirs["json"]["type"] == 4  # a new message, not the clicked one changed
     assert theirs["json"]["data"].pop("content") is None  # discord.py says "no text" in so many words
     assert ours["json"]["data"] == theirs["json"]["data"]
     assert ours["json"]["data"]["flags"] == fastpath.COMPONENTS_V2 | fastpath.EPHEMERAL
-    assert ours_click.response.is_done() and theirs_click.response.is_done()

@@ -1,10 +1,12 @@
-"""A few connections kept out of asyncpg's pool for the saves of moves, the store's busiest write.
+"""A few connections kept out of asyncpg's pool for the saves of moves, the store's busiest write,
+and the other writes of one statement.
 
 Taking a connection from asyncpg's pool and giving it back cost about 45 µs of CPU (its release
 runs in a shielded task of its own, under a timeout scope, with a reset and an inactivity timer),
 more than half of what the save's one statement costs (`bench/bench_store.py`, `cpu_us`). A move's
 save is one statement that is a transaction of its own: it leaves nothing in the session (no
-transaction, lock, cursor or setting), so the connection it used can go straight to the next save.
+transaction, lock, cursor or setting), so the connection it used can go straight to the next save;
+so does any other single statement.
 
 Up to `keep` connections are borrowed from the pool as they are first needed and then handed from
 save to save. One whose save failed in any way (the server's refusal, a lost connection, a

@@ -6,7 +6,8 @@ commits of concurrent transactions share one flush of its log. A write, once han
 its end even if its caller gives up (a shutdown, a timeout), so it is made or refused whole; `close`
 waits for such writes. One game's actions are saved one at a time, in the order they were handed
 over, as SQLite's single writer does; different games' go side by side. An action, the most frequent
-write, is one statement that is a transaction of its own (`append`): no BEGIN and COMMIT round trips.
+write, is one statement that is a transaction of its own (`append`): no BEGIN and COMMIT round trips;
+so are the other writes of a single statement (`_write_statement`).
 Reads run in one read-only snapshot each.
 
 Concurrency that SQLite's single writer hid is explicit here: one active game per channel is a

@@ -7,21 +7,21 @@ it, takes discord.py's rate-limit locks and parses the edited message it gets ba
 `Message` the bot never reads. Here the JSON is written straight from the face and the answer is
 read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
 shows the move), with no view to build and no response object to parse, and so are a move made by
-`/spades play` or `bid` (`say`: one private line) and My hand (`show`: a new private panel). The hand's direct message
-(one post per player per deal, and opening the DM channel once) goes the same way: through
-discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket made
-discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the bot's
-CPU in a load run. Those two calls count against the token's limit: the caller takes a slot of the
-bot's budget first. Everything else (answers to other commands, channel posts, deletions) stays
-with discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never
+`/spades play` or `bid` (`say`: one private line) and My hand (`show`: a new private panel). The
+hand's direct message (one post per player per deal, and opening the DM channel once) goes the same
+way: through discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket
+made discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the
+bot's CPU in a load run. Those two calls count against the token's limit: the caller takes a slot
+of the bot's budget first. Everything else (answers to other commands, channel posts, deletions)
+stays with discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never
 waits, it is put off), and a 429 is handed back to the caller, which tries again once it has
 passed. The calls travel on the bot's own kept-alive HTTP/1.1 connections (`keepalive`), not
 aiohttp's: about a quarter of the CPU a call.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
-discord.py makes of the same face, and the request what discord.py sends for the same edit; a
-discord.py release that changes either fails those tests; so does one that changes the direct
-message's post or the opening of its channel.
+discord.py makes of the same face, and each request what discord.py sends for the same edit or
+answer; a discord.py release that changes either fails those tests; so does one that changes the
+direct message's post or the opening of its channel.
 """
 
 from __future__ import annotations

@@ -16,11 +16,18 @@ Why, messages: the bot reads a channel's messages only to count what buries its 
 for each message posted (a table, a summary, anyone's chat) and each edited (the table, about once a
 move) discord.py built a whole `Message`, with its author and components, and an event task: a
 twentieth of the bot's CPU under load. Here MESSAGE_CREATE goes straight to the counter with the
-two ids, and MESSAGE_UPDATE, which nothing reads (there is no message cache), is dropped.
+two ids, and MESSAGE_UPDATE, which nothing reads (there is no message cache), is not even parsed:
+discord.py turns every frame into a tree of dicts before it looks at the frame's type, and for the
+table's own edit, about one frame a move, that tree is the whole table message. Discord writes a
+frame's type and number first (`{"t":"MESSAGE_UPDATE","s":42,"op":0,"d":...`), so an edit is known
+by its start: its number is kept, as discord.py keeps it for heartbeats and resuming, and the rest
+is never read. A frame that starts any other way goes to discord.py whole.
 
 discord.py's private parts are used only in this module: `ConnectionState.parsers` (the gateway's
-event table, the same dict every shard's websocket reads) and `InteractionResponse._response_type`
-(what `response.is_done()` reads). `tests/discord_ui/test_fastgateway.py` fails when either changes.
+event table, the same dict every shard's websocket reads), `InteractionResponse._response_type`
+(what `response.is_done()` reads) and, in `DiscordWebSocket.received_message`, the frame's
+decompressor, its number and the heartbeat's tick. `tests/discord_ui/test_fastgateway.py` fails
+when any of them changes.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 import discord
+import discord.gateway
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +109,41 @@ def count_messages(client: discord.Client, note: Callable[[int, int], None]) -> 
     not read at all."""
     parsers: dict[str, Callable[[Any], None]] = client._connection.parsers
     parsers["MESSAGE_CREATE"] = lambda data: note(int(data["channel_id"]), int(data["id"]))
-    parsers["MESSAGE_UPDATE"] = lambda data: None
+    parsers["MESSAGE_UPDATE"] = _unread
+    _skip_unread_frames()
+
+
+def _unread(data: Any) -> None:
+    """The parser of an event nobody reads; a websocket whose client has it skips the event's frames."""
+
+
+_UNREAD_FRAME = re.compile(r'\{"t":"MESSAGE_UPDATE","s":(\d+),')
+
+
+def _skip_unread_frames() -> None:
+    """Frames of an event whose parser is `_unread` are recognised by their start and not parsed
+    (see the module's docstring); the websockets of other clients in the process parse them all."""
+    websocket: Any = discord.gateway.DiscordWebSocket
+    parse_whole = websocket.received_message
+    if getattr(parse_whole, "skips_unread", False):
+        return
+
+    async def received_message(ws: Any, msg: Any, /) -> None:
+        if type(msg) is bytes:
+            msg = ws._decompressor.decompress(msg)
+            if msg is None:  # part of a frame
+                return
+        if ws._discord_parsers.get("MESSAGE_UPDATE") is _unread:
+            unread = _UNREAD_FRAME.match(msg)
+            if unread is not None:
+                ws.sequence = int(unread[1])
+                if ws._keep_alive:
+                    ws._keep_alive.tick()
+                return
+        await parse_whole(ws, msg)  # a str now: discord.py takes it as it would a text frame
+
+    received_message.skips_unread = True  # type: ignore[attr-defined]
+    websocket.received_message = received_message
 
 
 def _without_message(data: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -56,6 +56,12 @@ INTENT_MESSAGE_CONTENT = 1 << 15
 PRIVILEGED_INTENTS = INTENT_GUILD_MEMBERS | INTENT_GUILD_PRESENCES | INTENT_MESSAGE_CONTENT
 
 
+def dispatch_frame(event: str, seq: int, data: JSON) -> JSON:
+    """An event as Discord writes it: the type and the number first, then the op code and the data
+    (clients may read the start of a frame before parsing it whole)."""
+    return {"t": event, "s": seq, "op": OP_DISPATCH, "d": data}
+
+
 class GatewayConnection:
     """One websocket: an ordered outgoing queue drained by a single writer task."""
 
@@ -189,7 +195,7 @@ class FakeGateway:
         session.seq += 1
         session.log.append((session.seq, event, data))
         if session.conn is not None:
-            session.conn.send({"op": OP_DISPATCH, "t": event, "s": session.seq, "d": data})
+            session.conn.send(dispatch_frame(event, session.seq, data))
 
     def dispatch(
         self,
@@ -269,7 +275,7 @@ class FakeGateway:
         compress = self.compress and request.query.get("compress") == "zlib-stream"
         conn = GatewayConnection(ws, compress)
         self.connections.append(conn)
-        conn.send({"op": OP_HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}, "s": None, "t": None})
+        conn.send({"t": None, "s": None, "op": OP_HELLO, "d": {"heartbeat_interval": self.heartbeat_interval_ms}})
         try:
             async for msg in ws:
                 if msg.type is WSMsgType.TEXT:
@@ -301,7 +307,7 @@ class FakeGateway:
             return
         if op == OP_HEARTBEAT:
             self.heartbeat_count += 1
-            conn.send({"op": OP_HEARTBEAT_ACK, "d": None, "s": None, "t": None})
+            conn.send({"t": None, "s": None, "op": OP_HEARTBEAT_ACK, "d": None})
         elif op == OP_IDENTIFY:
             await self._identify(conn, data)
         elif op == OP_RESUME:
@@ -402,7 +408,7 @@ class FakeGateway:
         wanted = data.get("session_id") if isinstance(data, dict) else None
         session = next((s for s in self.sessions if s.session_id == wanted), None)
         if not isinstance(data, dict) or session is None or session.invalidated:
-            conn.send({"op": OP_INVALID_SESSION, "d": False, "s": None, "t": None})
+            conn.send({"t": None, "s": None, "op": OP_INVALID_SESSION, "d": False})
             return
         if data.get("token") != self.fake.token:
             await conn.close(4004)
@@ -413,7 +419,7 @@ class FakeGateway:
         conn.session = session
         for s, event, payload in session.log:
             if s > seq:
-                conn.send({"op": OP_DISPATCH, "t": event, "s": s, "d": payload})
+                conn.send(dispatch_frame(event, s, payload))
         session.conn = conn
         self.resume_count += 1
         self.send(session, "RESUMED", {"_trace": ["fake-discord"]})

@@ -96,9 +96,9 @@ async def running(fake: FakeDiscord) -> AsyncIterator[Client]:
 
 
 @contextlib.asynccontextmanager
-async def a_club() -> AsyncIterator[tuple[FakeDiscord, FakeUser, FakeChannel, Client]]:
-    """Alice in a server's #spades, and the client connected."""
-    async with started_fake_discord() as fake:
+async def a_club(compress: bool = False) -> AsyncIterator[tuple[FakeDiscord, FakeUser, FakeChannel, Client]]:
+    """Alice in a server's #spades, and the client connected (its gateway compressed or not)."""
+    async with started_fake_discord(compress_gateway=compress) as fake:
         owner, alice = fake.create_user("Owner"), fake.create_user("Alice")
         guild = fake.create_guild("Club", owner)
         fake.add_member(guild, alice)
@@ -136,15 +136,42 @@ async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_thr
         assert client.fast.taken == 1  # left to discord.py, which found its dynamic item
 
 
-async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read() -> None:
-    async with a_club() as (fake, alice, channel, client):
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "zlib-stream"])
+async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read(
+        monkeypatch: pytest.MonkeyPatch, compress: bool) -> None:
+    parsed: list[str | None] = []  # the frames discord.py turned into objects, by event
+    parse = discord.utils._from_json
+
+    def spy(text: str) -> Any:
+        frame = parse(text)
+        if isinstance(frame, dict) and "op" in frame:
+            parsed.append(frame.get("t"))
+        return frame
+
+    monkeypatch.setattr(discord.utils, "_from_json", spy)
+    async with a_club(compress) as (fake, alice, channel, client):
         chat = await fake.send_user_message(alice, channel, "nice hand")
         posted = await client.get_partial_messageable(channel.id).send("the table")
         await posted.edit(content="the table, a move later")
+        await posted.edit(content="the table, two moves later")
+        session = fake.gateway.target()
         for _ in range(100):
-            if len(client.counted) == 2:
+            if len(client.counted) == 2 and client.ws.sequence == session.seq:
                 break
             await asyncio.sleep(0.02)
         await asyncio.sleep(0.1)  # time for an edit's event, were it read
         assert client.counted == [(channel.id, chat.id), (channel.id, posted.id)]
         assert client.dispatched == []  # no Message built, no event task: the ids were enough
+        # The edits' frames were never parsed, yet their numbers were kept: the client heartbeats
+        # and resumes from the last event Discord sent, not from one before the edits.
+        assert session.log[-1][1] == "MESSAGE_UPDATE"
+        assert "MESSAGE_CREATE" in parsed and "MESSAGE_UPDATE" not in parsed
+        assert client.ws.sequence == session.seq
+        await fake.gateway.drop()
+        for _ in range(100):
+            if fake.gateway.resume_count == 1 and client.ws is not None and client.ws.sequence == session.seq:
+                break
+            await asyncio.sleep(0.02)
+        assert fake.gateway.resume_count == 1 and fake.gateway.target() is session
+        assert session.log[-1][1] == "RESUMED" and client.ws.sequence == session.seq
+        assert "MESSAGE_UPDATE" not in parsed and client.counted == [(channel.id, chat.id), (channel.id, posted.id)]

@@ -6,14 +6,17 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+import orjson
+
 from bot.engine import GAME_FORMAT, Game, export_record
 from bot.store.errors import DamagedGameError
 from bot.store.models import Seat, StoredGame
 
 
 def dumps(obj: Any) -> str:
-    """Compact JSON for a column."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+    """Compact JSON for a column. orjson, not the standard library: every move's events and posts
+    are written with it, and orjson takes about a tenth of the time (and ints as keys, as json does)."""
+    return orjson.dumps(obj, option=orjson.OPT_NON_STR_KEYS).decode()
 
 
 def loads_object(text: str | bytes) -> dict[str, Any]:

@@ -66,6 +66,11 @@ class SqlStore(ABC):
     async def _write(self, operation: Operation[T]) -> T:
         """Run `operation` as one transaction, committed (durably) before returning; all or nothing."""
 
+    async def _read_statement(self, operation: Operation[T]) -> T:
+        """Run `operation`, a single statement (one committed state by itself), as `_read` does; a
+        backend may spare it the transaction around it."""
+        return await self._read(operation)
+
     async def _write_statement(self, operation: Operation[T]) -> T:
         """Run `operation`, a single statement (atomic by itself), as `_write` does; a backend may
         spare it the transaction around it."""
@@ -365,7 +370,7 @@ class SqlStore(ABC):
     # -- server settings --------------------------------------------------------------------------
 
     async def get_settings(self, guild_id: int) -> dict[str, Any]:
-        return await self._read(lambda tx: games.settings(tx, guild_id))
+        return await self._read_statement(lambda tx: games.settings(tx, guild_id))
 
     async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
         now = time.time()

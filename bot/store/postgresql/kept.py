@@ -1,5 +1,5 @@
 """A few connections kept out of asyncpg's pool for the saves of moves, the store's busiest write,
-and the other writes of one statement.
+and the other writes and reads of one statement.
 
 Taking a connection from asyncpg's pool and giving it back cost about 45 µs of CPU (its release
 runs in a shielded task of its own, under a timeout scope, with a reset and an inactivity timer),

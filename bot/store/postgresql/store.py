@@ -8,7 +8,8 @@ waits for such writes. One game's actions are saved one at a time, in the order 
 over, as SQLite's single writer does; different games' go side by side. An action, the most frequent
 write, is one statement that is a transaction of its own (`append`): no BEGIN and COMMIT round trips;
 so are the other writes of a single statement (`_write_statement`).
-Reads run in one read-only snapshot each.
+Reads run in one read-only snapshot each; a read of one statement needs none
+(`_read_statement`).
 
 Concurrency that SQLite's single writer hid is explicit here: one active game per channel is a
 unique index; finishing takes the game's row lock, then the server-and-mode's leaderboard lock
@@ -134,6 +135,14 @@ class PostgresStore(SqlStore):
         try:
             async with self._pool.acquire() as conn, conn.transaction(isolation="repeatable_read", readonly=True):
                 return await operation(PgTransaction(conn))
+        except DRIVER_ERRORS as exc:
+            raise store_error(exc, self._target, writing=False) from exc
+
+    async def _read_statement(self, operation: Operation[T]) -> T:
+        """One statement reads one committed state by itself: no pooled connection, BEGIN or COMMIT
+        around it (a server's settings, read as each game is set up)."""
+        try:
+            return await self._kept.run(lambda conn: operation(PgTransaction(conn)))
         except DRIVER_ERRORS as exc:
             raise store_error(exc, self._target, writing=False) from exc
 

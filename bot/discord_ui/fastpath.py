@@ -1,5 +1,6 @@
 """The bot's most frequent calls, made without discord.py: answering a click on a panel, editing a
-panel or the table through an interaction's webhook, and the hand's direct message.
+panel, the table or the lobby through an interaction's webhook, posting the table there as a
+follow-up, and the hand's direct message.
 
 Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py and the README's
 "What one process carries"). Through discord.py each one builds a view of dynamic items, serialises
@@ -125,6 +126,22 @@ class FastEdits:
         url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
                f"/messages/{message}")
         await self._send("PATCH", url, edit_body(face), _JSON)
+
+    async def edit_text(self, interaction: discord.Interaction[Any], message: int | str, content: str,
+                        rows: list[dict[str, Any]]) -> None:
+        """Show `content` over `rows` of buttons (Discord's JSON; none: no buttons) in `message`, a
+        message of text rather than a layout (the lobby), as `edit` does."""
+        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
+               f"/messages/{message}")
+        body = _dumps({"content": content, "components": rows, "allowed_mentions": _NO_MENTIONS})
+        await self._send("PATCH", url, body, _JSON)
+
+    async def follow_up(self, interaction: discord.Interaction[Any], face: faces.Face) -> int:
+        """Post `face` in the interaction's channel as a follow-up (a table): the new message's id.
+        Not counted against the token's limit; edited through the same webhook (`edit`)."""
+        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
+               "?wait=1&with_components=1")  # as discord.py asks
+        return int(orjson.loads(await self._send("POST", url, edit_body(face), _JSON))["id"])
 
     async def open_dm(self, token: str, user_id: int) -> int:
         """The id of the DM channel with `user_id` (opened if need be). Counted: take a slot first."""

@@ -38,7 +38,7 @@ from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
 from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet
-from bot.discord_ui.views import draw, hand_button_view, lobby_view, rematch_view
+from bot.discord_ui.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, TableView
 from bot.service import (
@@ -349,7 +349,8 @@ class Publisher:
         via = desk.lobby_via
         with contextlib.suppress(discord.NotFound):  # deleted by someone: /spades table shows it again
             if via is not None and via.alive(time.monotonic()):
-                await via.interaction.edit_original_response(content=shown[0], view=lobby_view(live))
+                await self._webhook_turn(via)
+                await self.edits.edit_text(via.interaction, "@original", shown[0], lobby_rows(live))
             else:
                 await self.budget.take(Priority.TABLE)
                 await self._channel(live).get_partial_message(live.lobby_message_id).edit(
@@ -478,8 +479,7 @@ class Publisher:
         if fresh is None:  # the click or command that moved the game may be a moment from its answer
             fresh = await self.webhooks.answered(live.channel_id)
         if fresh is not None:
-            sent = await fresh.interaction.followup.send(view=draw(_table_face(live)), wait=True)
-            message_id, desk.table_via = sent.id, fresh
+            message_id, desk.table_via = await self.edits.follow_up(fresh.interaction, _table_face(live)), fresh
         else:
             await self.budget.take(Priority.TABLE)
             message_id, desk.table_via = (await self._channel(live).send(view=draw(_table_face(live)))).id, None

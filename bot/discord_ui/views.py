@@ -216,6 +216,12 @@ def lobby_view(live: LiveGame) -> ui.View | None:
     return _buttons([LobbyButton(live.game_id, action) for action in LOBBY_ACTIONS])
 
 
+def lobby_rows(live: LiveGame) -> list[dict[str, Any]]:
+    """The lobby's buttons as Discord's JSON, for an edit that skips discord.py (`FastEdits.edit_text`)."""
+    view = lobby_view(live)
+    return [] if view is None else view.to_components()
+
+
 def hand_button_view(game_id: str) -> ui.View:
     """A lone **My hand** button, for the turn mention."""
     return _buttons([HandButton(game_id)])

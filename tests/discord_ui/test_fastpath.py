@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 from bot.discord_ui import faces, fastpath
-from bot.discord_ui.views import draw
+from bot.discord_ui.views import draw, lobby_rows, lobby_view
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
 from bot.store import Seat
@@ -288,3 +288,61 @@ async def test_a_new_private_panel_is_what_discord_py_sends_for_the_same_answer(
     assert theirs["json"]["data"].pop("content") is None  # discord.py says "no text" in so many words
     assert ours["json"]["data"] == theirs["json"]["data"]
     assert ours["json"]["data"]["flags"] == fastpath.COMPONENTS_V2 | fastpath.EPHEMERAL
+
+
+async def test_a_table_posted_as_a_follow_up_is_what_discord_py_sends_for_the_same_post(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """A table posted through a click's webhook: the same call as `followup.send(view=..., wait=True)`,
+    and the new message's id read back."""
+    _, requests = captured
+    face = next(shown for shown in _faces_through_games() if shown.colour == faces.TABLE_COLOUR
+                and any(isinstance(part, faces.Row) for part in shown.parts))
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    await client.http.static_login(BOT_TOKEN)
+    try:
+        theirs_id = (await _click(client).followup.send(view=draw(face), wait=True)).id
+    finally:
+        await client.http.close()
+    edits = fastpath.FastEdits()
+    try:
+        ours_id = await edits.follow_up(_click(client), face)
+    finally:
+        await edits.close()
+    _login, theirs, ours = requests
+    assert {k: ours[k] for k in ("method", "path", "query", "content_type")} == \
+           {k: theirs[k] for k in ("method", "path", "query", "content_type")}
+    assert ours["query"].get("wait") == "1"  # Discord answers with the message, whose id the table keeps
+    meaning = ("components", "flags", "allowed_mentions")
+    assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
+    assert set(ours["json"]) == set(meaning) and not theirs["json"].get("tts")
+    assert ours_id == theirs_id == 1
+
+
+def _lobby(status: str) -> LiveGame:
+    seats = [Seat(0, "alice", user_id=1), Seat(1, "bob", user_id=2)]
+    return LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status=status)
+
+
+@pytest.mark.parametrize("status", ["lobby", "playing"])
+async def test_a_lobby_edit_is_what_discord_py_sends_for_the_same_edit(
+        captured: tuple[str, list[dict[str, Any]]], status: str) -> None:
+    """The lobby's text and its buttons (none once the game has started), as `edit_original_response`."""
+    _, requests = captured
+    live, text = _lobby(status), "**Cutthroat Spades** · alice, bob · waiting for one more"
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    theirs_click = _click(client)
+    async with aiohttp.ClientSession() as session:
+        theirs_click._session = session
+        await theirs_click.edit_original_response(content=text, view=lobby_view(live))
+    edits = fastpath.FastEdits()
+    try:
+        await edits.edit_text(_click(client), "@original", text, lobby_rows(live))
+    finally:
+        await edits.close()
+    theirs, ours = requests
+    assert {k: ours[k] for k in ("method", "path", "query", "content_type")} == \
+           {k: theirs[k] for k in ("method", "path", "query", "content_type")}
+    meaning = ("content", "components", "allowed_mentions")  # and discord.py's `tts: false`, meaningless in an edit
+    assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
+    assert set(ours["json"]) == set(meaning) and not theirs["json"].get("tts")
+    assert (len(ours["json"]["components"]) == 1) is (status == "lobby")  # a started game's lobby: no buttons

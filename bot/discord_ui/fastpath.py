@@ -41,6 +41,7 @@ import orjson
 
 from bot.discord_ui import faces, fastgateway
 from bot.discord_ui.keepalive import KeepAliveClient, Reply
+from bot.engine import Card
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
 EPHEMERAL = 1 << 6  # the message flag of an answer only its user sees
@@ -59,7 +60,7 @@ def components(face: faces.Face) -> list[dict[str, Any]]:
             parts.append({"type": _ROW, "components": [_button(button) for button in part.buttons]})
         else:
             buttons = _card_buttons(part)
-            parts += ({"type": _ROW, "components": buttons[i:i + faces.ROW_WIDTH]}
+            parts += ({"type": _ROW, "components": orjson.Fragment(b"[%s]" % b",".join(buttons[i:i + faces.ROW_WIDTH]))}
                       for i in range(0, len(buttons), faces.ROW_WIDTH))
     return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False, "components": parts}]
 
@@ -76,13 +77,23 @@ def _button_json(style: int, disabled: bool, label: str, custom_id: str, emoji: 
     return data
 
 
-def _card_buttons(cards: faces.Cards) -> list[dict[str, Any]]:
-    """`faces.card_button`'s JSON, written without making the buttons (a panel's edit has up to 17)."""
-    found = []
-    for card, enabled in zip(cards.cards, cards.enabled, strict=True):
-        label, style = faces.card_look(card)
-        found.append(_button_json(style, not enabled, label, faces.card_custom_id(cards.game_id, card)))
-    return found
+def _card_buttons(cards: faces.Cards) -> list[bytes]:
+    """`faces.card_button`'s JSON, each button serialised already (a panel's edit has up to 17, two
+    panels a move): the JSON of a card, enabled or not, is kept, around the place of its game's id."""
+    game = orjson.dumps(cards.game_id)[1:-1]  # the id as it reads inside a JSON string
+    return [before + game + after for before, after in map(_card_json, cards.cards, cards.enabled)]
+
+
+_GAME_MARK = "\uffff"  # a character no label or custom_id holds: where the game's id goes
+
+
+@functools.cache
+def _card_json(card: Card, enabled: bool) -> tuple[bytes, bytes]:
+    """A card button's JSON, in two pieces: before its game's id, and after it."""
+    label, style = faces.card_look(card)
+    whole = orjson.dumps(_button_json(style, not enabled, label, faces.card_custom_id(_GAME_MARK, card)))
+    before, after = whole.split(_GAME_MARK.encode())
+    return before, after
 
 
 def _message(face: faces.Face) -> dict[str, Any]:

@@ -84,7 +84,7 @@ def _card_buttons(cards: faces.Cards) -> list[bytes]:
     return [before + game + after for before, after in map(_card_json, cards.cards, cards.enabled)]
 
 
-_GAME_MARK = "\uffff"  # a character no label or custom_id holds: where the game's id goes
+_GAME_MARK = "{game}"  # where the game's id goes: no label or other part of a custom_id holds it
 
 
 @functools.cache

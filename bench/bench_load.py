@@ -452,7 +452,11 @@ async def offer(world: World, rate: float, seconds: float, warmup: float, arriva
         if wait > 0:
             await asyncio.sleep(wait)
     now = time.monotonic()
-    stalled = sum(1 for t in tables if t.broken or (t not in queued and now - t.last_progress > STALL_SECONDS))
+    stalled = [t for t in tables if t.broken or (t not in queued and now - t.last_progress > STALL_SECONDS)]
+    # What a stalled table's players last saw, to find why without running again: its phase, its
+    # game, how long it has been idle, and the channel's last message.
+    stalled_seen = [f"{t.channel.name} ({t.phase}, game {t.game_id or '-'}, idle {now - t.last_progress:.0f} s): "
+                    f"{last_message(t)}" for t in stalled[:5]]
     for table in tables:
         table.on_change = lambda: None
     assert window is not None
@@ -460,8 +464,18 @@ async def offer(world: World, rate: float, seconds: float, warmup: float, arriva
     lags.sort()
     return {"offered_rate": rate, "achieved_rate": round(len(fired) / seconds, 1), "tables": len(tables),
             "scheduled": scheduled, "fired": len(fired), "missed": missed,
-            "fire_lag_p99_ms": ms(percentile(lags, 0.99)) if lags else None, "stalled_tables": stalled,
+            "fire_lag_p99_ms": ms(percentile(lags, 0.99)) if lags else None, "stalled_tables": len(stalled),
+            "stalled_seen": stalled_seen,
             **window.figures(fired, seconds)}
+
+
+def last_message(table: Table) -> str:
+    """The newest message of a table's channel, in short: its text and its buttons."""
+    messages = list(table.channel.messages.values())
+    if not messages:
+        return "no message"
+    message = messages[-1]
+    return f"{' '.join(message.text.split())[:160]!r} {message.custom_ids()[:4]}"
 
 
 SETTLED_CALLS_PER_S, SETTLED_SECONDS = 5, 3  # the bot's backlog is out: this few counted calls a second, 3 s running

@@ -134,24 +134,19 @@ class FastEdits:
     async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
         """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
         `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry."""
-        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
-               f"/messages/{message}")
-        await self._send("PATCH", url, edit_body(face), _JSON)
+        await self._send("PATCH", f"{_webhook(interaction)}/messages/{message}", edit_body(face), _JSON)
 
     async def edit_text(self, interaction: discord.Interaction[Any], message: int | str, content: str,
                         rows: list[dict[str, Any]]) -> None:
         """Show `content` over `rows` of buttons (Discord's JSON; none: no buttons) in `message`, a
         message of text rather than a layout (the lobby), as `edit` does."""
-        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
-               f"/messages/{message}")
         body = _dumps({"content": content, "components": rows, "allowed_mentions": _NO_MENTIONS})
-        await self._send("PATCH", url, body, _JSON)
+        await self._send("PATCH", f"{_webhook(interaction)}/messages/{message}", body, _JSON)
 
     async def follow_up(self, interaction: discord.Interaction[Any], face: faces.Face) -> int:
         """Post `face` in the interaction's channel as a follow-up (a table): the new message's id.
         Not counted against the token's limit; edited through the same webhook (`edit`)."""
-        url = (f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
-               "?wait=1&with_components=1")  # as discord.py asks
+        url = f"{_webhook(interaction)}?wait=1&with_components=1"  # as discord.py asks
         return int(orjson.loads(await self._send("POST", url, edit_body(face), _JSON))["id"])
 
     async def open_dm(self, token: str, user_id: int) -> int:
@@ -231,6 +226,11 @@ class FastEdits:
 _USER_AGENT = (f"DiscordBot (https://github.com/Rapptz/discord.py {discord.__version__}) "
                f"Python/{sys.version_info[0]}.{sys.version_info[1]} aiohttp/{aiohttp.__version__}")  # as discord.py's
 _JSON = b"Content-Type: application/json\r\nUser-Agent: %s\r\n" % _USER_AGENT.encode()
+
+
+def _webhook(interaction: discord.Interaction[Any]) -> str:
+    """The interaction's webhook: what it may post and edit, outside the token's global limit."""
+    return f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
 
 
 @functools.cache

@@ -52,7 +52,7 @@ class FreshWebhooks:
         """An interaction of the channel recent enough to carry a new message, and answered (a
         follow-up before the answer is refused)."""
         via = self.recent(channel_id)
-        return via if via is not None and via.interaction.response.is_done() else None
+        return via if via is not None and via.interaction.response.is_done() and _lends(via) else None
 
     def recent(self, channel_id: int) -> Via | None:
         """The channel's newest interaction if it is recent enough to carry a new message, answered
@@ -68,7 +68,14 @@ class FreshWebhooks:
             if time.monotonic() >= deadline:
                 return None
             await asyncio.sleep(0.02)
-        return via
+        return via if via is None or _lends(via) else None
+
+
+def _lends(via: Via) -> bool:
+    """False for an interaction answered "thinking…" (a Hint, privately): Discord makes its first
+    follow-up the answer, in its place and only for its user, so a table or a turn mention posted
+    through it would vanish from the channel."""
+    return via.interaction.response.type is not discord.InteractionResponseType.deferred_channel_message
 
 
 class WebhookPace:

@@ -15,6 +15,7 @@ import pytest
 import trustme
 import uvloop
 
+from bot.discord_ui import keepalive
 from bot.discord_ui.keepalive import Disconnected, KeepAliveClient
 
 Answer = Callable[[bytes, int], tuple[bytes, bool]]  # (request's body, its number) → (bytes to send, close after)
@@ -204,4 +205,68 @@ def test_https_with_the_servers_certificate_checked(run: Run) -> None:
                     await stranger.request("POST", f"https://localhost:{server.port}/a", b"x", b"")
             finally:
                 await stranger.close()
+    run(scenario)
+
+
+def test_a_burst_waits_for_a_few_connections_and_keeps_them(run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    """More calls at once than the cap share that many connections, each answered, and the
+    connections stay open for the next burst rather than being opened again."""
+    monkeypatch.setattr(keepalive, "MAX_CONNECTIONS", 3)
+
+    async def scenario() -> None:
+        async with serving(lambda body, n: (by_length(body), False)) as server:
+            client = KeepAliveClient()
+            url = f"http://127.0.0.1:{server.port}/p"
+            try:
+                for burst in range(2):
+                    replies = await asyncio.gather(*(client.request("POST", url, b"%d.%d" % (burst, i), b"")
+                                                     for i in range(20)))
+                    assert [r.body for r in replies] == [b"%d.%d" % (burst, i) for i in range(20)]
+            finally:
+                await client.close()
+        assert server.connections == 3
+    run(scenario)
+
+
+def test_calls_wait_their_turn_behind_one_never_answered_and_a_cancelled_one_gives_its_turn_up(
+        run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keepalive, "MAX_CONNECTIONS", 1)
+    answered: list[bytes] = []
+
+    async def scenario() -> None:
+        async with serving(lambda body, n: (b"", False) if body == b"hold" else (by_length(body), False)) as server:
+            url = f"http://127.0.0.1:{server.port}/p"
+            client = KeepAliveClient(timeout=0.3)
+            try:
+                holding = asyncio.ensure_future(client.request("POST", url, b"hold", b""))  # never answered
+                await asyncio.sleep(0.05)
+                cancelled = asyncio.ensure_future(client.request("POST", url, b"cancelled", b""))
+                late = asyncio.ensure_future(client.request("POST", url, b"late", b""))
+                await asyncio.sleep(0.05)
+                cancelled.cancel()
+                with pytest.raises(TimeoutError):
+                    await holding
+                answered.append((await late).body)  # its turn came as the first call gave up
+            finally:
+                await client.close()
+        assert server.requests == [b"POST /p HTTP/1.1 hold", b"POST /p HTTP/1.1 late"]
+    run(scenario)
+    assert answered == [b"late"]
+
+
+def test_a_turn_handed_to_a_call_cancelled_before_it_ran_goes_to_the_next(
+        run: Run, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(keepalive, "MAX_CONNECTIONS", 1)
+
+    async def scenario() -> None:
+        pool = keepalive._Pool("127.0.0.1", 1, None)
+        pool.calls = 1  # the cap reached
+        first, second = asyncio.ensure_future(pool.wait_turn()), asyncio.ensure_future(pool.wait_turn())
+        await asyncio.sleep(0)
+        pool.leave()  # the turn goes to the first waiting...
+        first.cancel()  # ...which is cancelled before it runs: the second gets it
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await asyncio.wait_for(second, 1.0)
+        assert pool.calls == 1 and not pool.queue
     run(scenario)

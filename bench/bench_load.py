@@ -195,6 +195,7 @@ class Window:
             # from a move's acknowledgement: the next player's panel showing their turn; a table showing the move
             "turn_shown_p50_ms": ms(percentile(shown, 0.5)) if shown else None,
             "turn_shown_p99_ms": ms(percentile(shown, 0.99)) if shown else None,
+            "turn_shown_max_ms": ms(shown[-1]) if shown else None,  # one turn shown much later: a table held up
             "table_behind_p50_ms": ms(percentile(behind, 0.5)) if behind else None,
             "table_behind_p99_ms": ms(percentile(behind, 0.99)) if behind else None,
             "table_behind_max_ms": ms(behind[-1]) if behind else None,

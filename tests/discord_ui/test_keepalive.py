@@ -236,10 +236,10 @@ def test_calls_wait_their_turn_behind_one_never_answered_and_a_cancelled_one_giv
     async def scenario() -> None:
         async with serving(lambda body, n: (b"", False) if body == b"hold" else (by_length(body), False)) as server:
             url = f"http://127.0.0.1:{server.port}/p"
-            client = KeepAliveClient(timeout=0.3)
+            client = KeepAliveClient(timeout=1.0)
             try:
                 holding = asyncio.ensure_future(client.request("POST", url, b"hold", b""))  # never answered
-                await asyncio.sleep(0.05)
+                await asyncio.sleep(0.5)  # what the late call has left once its turn comes
                 cancelled = asyncio.ensure_future(client.request("POST", url, b"cancelled", b""))
                 late = asyncio.ensure_future(client.request("POST", url, b"late", b""))
                 await asyncio.sleep(0.05)

@@ -1,4 +1,4 @@
-"""The CPU of one fast-path REST call: aiohttp (what the bot used) against `bot.discord_ui.keepalive`.
+"""The CPU of one fast-path REST call: aiohttp (what the bot used) against `bot.discord_ui.transport.http` (llhttp through httptools).
 
 A plain HTTP/1.1 server runs in a child process on 127.0.0.1 and answers every request at once
 with a small JSON body, as Discord answers an edit. This process sends `--calls` panel-sized PATCH
@@ -21,8 +21,7 @@ from collections.abc import Awaitable, Callable
 
 import aiohttp
 import uvloop
-
-from bot.discord_ui.keepalive import KeepAliveClient
+from bot.discord_ui.transport.http import HttpClient
 
 ANSWER = (b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2\r\n"
           b"X-RateLimit-Bucket: 0123456789abcdef\r\n\r\n{}")
@@ -78,7 +77,7 @@ async def with_aiohttp(url: str, calls: int, at_once: int) -> float:
 
 
 async def with_keepalive(url: str, calls: int, at_once: int) -> float:
-    client = KeepAliveClient()
+    client = HttpClient()
     try:
         async def call(i: int) -> None:
             await client.request("PATCH", f"{url}/webhooks/1/token{i}/messages/@original", BODY,

@@ -56,7 +56,6 @@ class Config:
     api_base: str | None = None  # a REST proxy or a test server instead of Discord's API
     gateway_url: str | None = None
     global_rate: float = TOKEN_GLOBAL_RATE  # counted REST calls a second this process may make
-    webhook_edits: int = 4  # edits per 2 s through one interaction's webhook (Discord: 5); 0 for a test double
 
 
     @classmethod
@@ -89,7 +88,6 @@ class Config:
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
             global_rate=_global_rate(env, shard_count, shard_ids),
-            webhook_edits=_whole(env, "DISCORD_WEBHOOK_EDITS", 4, 0, 5) or 0,
         )
 
 

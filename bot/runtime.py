@@ -73,8 +73,7 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
     )
     client: SpadesBot
     common: dict[str, Any] = {"dev_guild_id": config.dev_guild_id, "channel_lost_timeout": config.channel_lost_timeout,
-              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate,
-              "webhook_edits": config.webhook_edits}
+              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate}
     if config.shard_count is not None:
         client = ShardedSpadesBot(service, shard_count=config.shard_count, shard_ids=list(config.shard_ids or ()),
                                   sync_commands=0 in (config.shard_ids or ()), **common)

@@ -21,8 +21,8 @@ from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.tournament_commands import TournamentCommands
 from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
+from bot.discord_ui.transport import RateLimits, Transport, discordpy
 from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS
-from bot.discord_ui.webhooks import EDITS_PER_WINDOW
 from bot.service import GameService
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
@@ -50,7 +50,7 @@ class SpadesBot(discord.Client):
 
     def __init__(self, service: GameService, *, dev_guild_id: int | None = None, sync_commands: bool = True,
                  refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
+                 global_rate: float = TOKEN_GLOBAL_RATE, transport: Transport | None = None,
                  **options: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
         intents = discord.Intents.none()
@@ -65,9 +65,10 @@ class SpadesBot(discord.Client):
         self.service = service
         self.publisher = Publisher(self, service, refresh_interval=refresh_interval,
                                    channel_lost_timeout=channel_lost_timeout, global_rate=global_rate,
-                                   webhook_edits=webhook_edits)
+                                   transport=transport or Transport(RateLimits()))
         self.handlers = Handlers(service, self.publisher)
-        self.podiums = PodiumPoster(self, self.publisher.budget, channel_lost_timeout=channel_lost_timeout)
+        self.podiums = PodiumPoster(self, self.publisher.budget, self.publisher.limits,
+                                    channel_lost_timeout=channel_lost_timeout)
         self.tournament_host = TournamentDesk(self, self.publisher.budget)
         self._seasons: SeasonService | None = None
         self._coaching: CoachService | None = None
@@ -97,6 +98,11 @@ class SpadesBot(discord.Client):
     def tournaments(self) -> TournamentService:
         assert self._tournaments is not None, "attach() the services first"
         return self._tournaments
+
+    async def login(self, token: str) -> None:
+        """discord.py's own calls share the transport's state (and its idle expiry) from the first."""
+        discordpy.attach(self.http, self.publisher.limits)
+        await super().login(token)
 
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())

@@ -33,7 +33,7 @@ async def hint(interaction: Click, game_id: str) -> None:
         live = client.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
         await interaction.response.defer(ephemeral=True, thinking=True)
         text = await client.coaching.hint(live, interaction.user.id)
-        await interaction.followup.send(text, ephemeral=True)
+        await interaction.edit_original_response(content=text)  # the "thinking…" answer becomes the hint
     except Exception as error:
         await report_error(interaction, error)
 

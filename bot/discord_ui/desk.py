@@ -14,16 +14,13 @@ from typing import Any, Generic, TypeVar
 
 import discord
 
-from bot.discord_ui.fastpath import RateLimited
-from bot.discord_ui.panels import RETRY_MAX, TRANSIENT, PanelSet, passing
+from bot.discord_ui.panels import PanelSet
+from bot.discord_ui.transport import CALL_FAILED, UNKNOWN_CHANNEL, Backoff, Fault, RateLimits, fault
 from bot.discord_ui.webhooks import Via
 from bot.service import Change, LiveGame
 
 log = logging.getLogger(__name__)
 
-RETRY_FIRST = 1.0
-NO_ACCESS = (50001, 50013)  # missing access, missing permissions
-UNKNOWN_CHANNEL = 10003
 
 
 class Repost:
@@ -170,46 +167,39 @@ def nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, An
 
 
 async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]], lost_after: float,
-                give_up: Callable[[LiveGame, str], Awaitable[object]]) -> bool:
-    """Run `work` on the game's channel, retrying passing faults with backoff (the panels and direct
-    messages have their own workers, so the game stays playable meanwhile). A deleted channel, or
-    access lost for `lost_after` seconds, marks the channel gone and calls `give_up` with the reason.
-    False if the work was given up."""
-    delay = RETRY_FIRST
+                give_up: Callable[[LiveGame, str], Awaitable[object]], limits: RateLimits) -> bool:
+    """Run `work` on the game's channel, retrying passing faults by the one policy (`Backoff`; the
+    panels and direct messages have their own workers, so the game stays playable meanwhile). A
+    deleted channel, or access lost for `lost_after` seconds (at once while the invalid-request
+    breaker is open), marks the channel gone and calls `give_up` with the reason. False if the
+    work was given up."""
+    backoff = Backoff()
     while not desk.channel_gone:
         try:
             await work()
             desk.access_lost_since = None
             return True
-        except discord.NotFound as error:
-            if error.code == UNKNOWN_CHANNEL:
-                desk.channel_gone = True
-                await give_up(live, "its channel was deleted")
+        except CALL_FAILED as error:
+            kind = fault(error)
+            if kind is Fault.GONE:
+                if isinstance(error, discord.NotFound) and error.code == UNKNOWN_CHANNEL:
+                    desk.channel_gone = True
+                    await give_up(live, "its channel was deleted")
+                else:
+                    log.warning("game %s: not found: %s", live.game_id, error)
+                return False
+            if kind is Fault.NO_ACCESS:
+                now = time.monotonic()
+                desk.access_lost_since = desk.access_lost_since or now
+                if now - desk.access_lost_since >= lost_after or limits.breaker_open:
+                    desk.channel_gone = True
+                    await give_up(live, "I lost access to its channel")
+                    return False
+                log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
+            elif kind is Fault.REFUSED:
+                log.error("game %s: Discord refused an update (%s)", live.game_id, error)
+                return False
             else:
-                log.warning("game %s: not found: %s", live.game_id, error)
-            return False
-        except discord.Forbidden as error:
-            if error.code not in NO_ACCESS:
-                log.warning("game %s: forbidden: %s", live.game_id, error)
-                return False
-            now = time.monotonic()
-            desk.access_lost_since = desk.access_lost_since or now
-            if now - desk.access_lost_since >= lost_after:
-                desk.channel_gone = True
-                await give_up(live, "I lost access to its channel")
-                return False
-            log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
-        except RateLimited as error:  # honoured to the letter: tried again then, no sooner, no later
-            log.info("game %s: rate limited for %.2f s", live.game_id, error.retry_after)
-            await asyncio.sleep(error.retry_after)
-            continue
-        except discord.HTTPException as error:
-            if not passing(error):
-                log.exception("game %s: couldn't update Discord", live.game_id)
-                return False
-            log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-        except TRANSIENT as error:
-            log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, RETRY_MAX)
+                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
+            await asyncio.sleep(backoff.delay(error))
     return False

@@ -16,9 +16,12 @@ DISCORD_LIMIT = 2000
 
 
 async def reply_privately(interaction: discord.Interaction[Any], text: str, **kwargs: Any) -> None:
-    """An ephemeral answer, whether or not the interaction was already acknowledged."""
+    """An ephemeral answer, whether or not the interaction was already acknowledged: a "thinking…"
+    answer is edited into it (a first follow-up taking its place is deprecated)."""
     text = text if len(text) <= DISCORD_LIMIT else text[: DISCORD_LIMIT - 1] + "…"
-    if interaction.response.is_done():
+    if interaction.response.type is discord.InteractionResponseType.deferred_channel_message:
+        await interaction.edit_original_response(content=text, **kwargs)
+    elif interaction.response.is_done():
         await interaction.followup.send(text, ephemeral=True, **kwargs)
     else:
         await interaction.response.send_message(text, ephemeral=True, **kwargs)

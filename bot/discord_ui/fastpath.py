@@ -14,10 +14,10 @@ way: through discord.py each new DM channel got a rate-limit bucket of its own, 
 made discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the
 bot's CPU in a load run. Those two calls count against the token's limit: the caller takes a slot
 of the bot's budget first. Everything else (answers to other commands, channel posts, deletions)
-stays with discord.py. Its webhook pacing is replaced by the bot's own (`WebhookPace`: an edit never
-waits, it is put off), and a 429 is handed back to the caller, which tries again once it has
-passed. The calls travel on the bot's own kept-alive HTTP/1.1 connections (`keepalive`), not
-aiohttp's: about a quarter of the CPU a call.
+stays with discord.py. Webhook edits are paced by the buckets Discord announces (`WebhookPace`: an
+edit never waits, it is put off), and a 429 is handed back to the caller, which tries again once it
+has passed. The calls go through the bot's one transport (`bot.discord_ui.transport`): its kept
+connections, its rate-limit state, and its rule of sending a call twice only when that is harmless.
 
 `tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
 discord.py makes of the same face, and each request what discord.py sends for the same edit or
@@ -28,19 +28,17 @@ direct message's post or the opening of its channel.
 from __future__ import annotations
 
 import asyncio
+import datetime
 import functools
-import itertools
-import json
-import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
-import aiohttp
 import discord
 import orjson
 
 from bot.discord_ui import faces, fastgateway
-from bot.discord_ui.keepalive import KeepAliveClient, Reply
+from bot.discord_ui.transport import ALREADY_ANSWERED, Backoff, RateLimits, Transport, Unanswered, passing
 from bot.engine import Card
 
 COMPONENTS_V2 = 1 << 15  # the message flag of a layout of containers (discord.MessageFlags.components_v2)
@@ -113,56 +111,82 @@ def _dumps(data: dict[str, Any]) -> bytes:
     return orjson.dumps(data)  # a tenth of json.dumps' time, on every panel edit and answer
 
 
-ANSWER_RETRIES_WITHIN = 2.5  # seconds: Discord drops an interaction not answered within 3
-
-
-class RateLimited(discord.HTTPException):
-    """A 429, with how long Discord asked to wait: nothing is sent there again before."""
-
-    def __init__(self, response: Reply, data: Any) -> None:
-        super().__init__(response, data)  # it reads only the status and reason
-        retry_after = data.get("retry_after") if isinstance(data, dict) else None
-        self.retry_after = float(retry_after if retry_after is not None else response.headers.get("retry-after", 1))
+ANSWER_WITHIN = 2.5  # seconds: Discord drops an interaction not answered within 3
+LOOK_BACK = 10  # messages of the channel looked at for a follow-up whose fate is unknown
 
 
 class FastEdits:
-    """Answers clicks and edits messages through interactions' webhooks (outside the global rate limit)."""
+    """Answers clicks and edits messages through interactions' webhooks (outside the global rate
+    limit), and makes the hand's direct messages, through the bot's transport."""
 
-    def __init__(self) -> None:
-        self._client = KeepAliveClient(timeout=30.0)
+    def __init__(self, transport: Transport | None = None, token: Callable[[], str | None] = lambda: None) -> None:
+        self._transport = transport or Transport(RateLimits())
+        self._token = token  # the bot's token, once logged in
 
     async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
         """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
-        `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry."""
-        await self._send("PATCH", f"{_webhook(interaction)}/messages/{message}", edit_body(face), _JSON)
+        `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry. The
+        edit carries the whole message, so sending it twice is harmless."""
+        await self._transport.call("PATCH", f"{_webhook(interaction)}/messages/{message}", edit_body(face),
+                                   resend=True)
 
     async def edit_text(self, interaction: discord.Interaction[Any], message: int | str, content: str,
                         rows: list[dict[str, Any]]) -> None:
         """Show `content` over `rows` of buttons (Discord's JSON; none: no buttons) in `message`, a
         message of text rather than a layout (the lobby), as `edit` does."""
         body = _dumps({"content": content, "components": rows, "allowed_mentions": _NO_MENTIONS})
-        await self._send("PATCH", f"{_webhook(interaction)}/messages/{message}", body, _JSON)
+        await self._transport.call("PATCH", f"{_webhook(interaction)}/messages/{message}", body, resend=True)
 
     async def follow_up(self, interaction: discord.Interaction[Any], face: faces.Face) -> int:
         """Post `face` in the interaction's channel as a follow-up (a table): the new message's id.
-        Not counted against the token's limit; edited through the same webhook (`edit`)."""
+        Not counted against the token's limit; edited through the same webhook (`edit`). A post
+        whose answer never came may have been made: the channel is looked at before it is sent again."""
         url = f"{_webhook(interaction)}?wait=1&with_components=1"  # as discord.py asks
-        return int(orjson.loads(await self._send("POST", url, edit_body(face), _JSON))["id"])
+        body = edit_body(face)
+        since = discord.utils.time_snowflake(discord.utils.utcnow() - datetime.timedelta(seconds=60))
+        try:
+            reply = await self._transport.call("POST", url, body, resend=False)
+        except Unanswered:
+            made = await self._made_already(interaction, face, since)
+            if made is not None:
+                return made
+            reply = await self._transport.call("POST", url, body, resend=False)
+        return int(orjson.loads(reply.body)["id"])
+
+    async def _made_already(self, interaction: discord.Interaction[Any], face: faces.Face, since: int) -> int | None:
+        """The id of the bot's newest message in the channel showing `face`'s text, if one was posted
+        after `since` (None: none, or the channel can't be read)."""
+        token = self._token()
+        if token is None or interaction.channel_id is None:
+            return None
+        url = f"{discord.http.Route.BASE}/channels/{interaction.channel_id}/messages?limit={LOOK_BACK}&after={since}"
+        try:
+            messages = orjson.loads((await self._transport.call("GET", url, b"", token=token)).body)
+        except (discord.HTTPException, OSError):
+            return None
+        wanted = _texts(components(face))
+        for message in messages:
+            if str(message.get("author", {}).get("id")) == str(interaction.application_id) \
+                    and _texts(message.get("components", [])) == wanted:
+                return int(message["id"])
+        return None
 
     async def open_dm(self, token: str, user_id: int) -> int:
-        """The id of the DM channel with `user_id` (opened if need be). Counted: take a slot first."""
+        """The id of the DM channel with `user_id` (opened if need be: asking twice opens it once).
+        Counted: take a slot first."""
         body = _dumps({"recipient_id": user_id})
-        return int(orjson.loads(await self._send("POST", f"{discord.http.Route.BASE}/users/@me/channels",
-                                                 body, _bot(token)))["id"])
+        reply = await self._transport.call("POST", f"{discord.http.Route.BASE}/users/@me/channels", body,
+                                           token=token, resend=True)
+        return int(orjson.loads(reply.body)["id"])
 
     async def post(self, token: str, channel_id: int, content: str, nonce: str | None = None) -> None:
         """Post `content` (pings off) in a channel; with a nonce, Discord shows it once however often
-        it is sent. Counted: take a slot first."""
+        it is sent (so it may be sent again when its answer is lost). Counted: take a slot first."""
         data: dict[str, Any] = {"content": content, "tts": False, "allowed_mentions": _NO_MENTIONS}
         if nonce is not None:
             data |= {"nonce": nonce, "enforce_nonce": True}
         url = f"{discord.http.Route.BASE}/channels/{channel_id}/messages"
-        await self._send("POST", url, _dumps(data), _bot(token))
+        await self._transport.call("POST", url, _dumps(data), token=token, resend=nonce is not None)
 
     async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
         """Answer a click by showing `face` in the message clicked."""
@@ -183,59 +207,46 @@ class FastEdits:
 
     async def _answer(self, interaction: discord.Interaction[Any], body: bytes,
                       how: discord.InteractionResponseType) -> None:
-        """Send an interaction's answer; afterwards it counts as answered for discord.py too."""
+        """Send an interaction's answer within Discord's window; afterwards it counts as answered for
+        discord.py too. Sending it twice is harmless: Discord refuses the second (40060), and that
+        refusal means the first got there."""
         url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
-        give_up_at = time.monotonic() + ANSWER_RETRIES_WITHIN
-        for attempt in itertools.count():
+        give_up_at = time.monotonic() + ANSWER_WITHIN
+        backoff = Backoff(first=0.1)
+        while True:
             try:
-                await self._send("POST", url, body, _JSON)
+                await self._transport.call("POST", url, body, resend=True,
+                                           timeout=max(0.1, give_up_at - time.monotonic()))
                 break
-            except (RateLimited, discord.DiscordServerError, OSError) as error:
-                # The move is saved: a refused answer is tried again (as discord.py did) while
-                # Discord's window for it lasts, never before a 429 says.
-                wait = error.retry_after if isinstance(error, RateLimited) else 0.1 * 2 ** attempt
+            except discord.HTTPException as error:
+                if error.code == ALREADY_ANSWERED:
+                    break
+                if not passing(error):
+                    raise
+                wait = backoff.delay(error)  # the move is saved: a refused answer is tried again in the window
                 if time.monotonic() + wait >= give_up_at:
                     raise
                 await asyncio.sleep(wait)
         fastgateway.mark_answered(interaction, how)
 
-    async def _send(self, method: str, url: str, body: bytes, headers: bytes) -> bytes:
-        reply = await self._client.request(method, url, body, headers)
-        if reply.status < 300:
-            return reply.body
-        text = reply.body.decode(errors="replace")
-        try:
-            data: Any = json.loads(text)
-        except ValueError:
-            data = text
-        response: Any = reply  # discord.py's errors read its status and reason
-        if reply.status == 404:
-            raise discord.NotFound(response, data)
-        if reply.status == 403:
-            raise discord.Forbidden(response, data)
-        if reply.status >= 500:
-            raise discord.DiscordServerError(response, data)
-        if reply.status == 429:
-            raise RateLimited(reply, data)
-        raise discord.HTTPException(response, data)
-
     async def close(self) -> None:
-        await self._client.close()
+        await self._transport.close()
 
 
-_USER_AGENT = (f"DiscordBot (https://github.com/Rapptz/discord.py {discord.__version__}) "
-               f"Python/{sys.version_info[0]}.{sys.version_info[1]} aiohttp/{aiohttp.__version__}")  # as discord.py's
-_JSON = b"Content-Type: application/json\r\nUser-Agent: %s\r\n" % _USER_AGENT.encode()
+def _texts(parts: list[Any]) -> list[str]:
+    """The text of a components layout, in order (what a person reads of a message)."""
+    texts: list[str] = []
+    for part in parts:
+        if isinstance(part, dict):
+            if part.get("type") == _TEXT:
+                texts.append(str(part.get("content", "")))
+            texts += _texts(part.get("components", []))
+    return texts
 
 
 def _webhook(interaction: discord.Interaction[Any]) -> str:
     """The interaction's webhook: what it may post and edit, outside the token's global limit."""
     return f"{discord.http.Route.BASE}/webhooks/{interaction.application_id}/{interaction.token}"
 
-
-@functools.cache
-def _bot(token: str) -> bytes:
-    """The headers of a call made as the bot (the token's calls), as discord.py sends them."""
-    return _JSON + b"Authorization: Bot %s\r\n" % token.encode()
 
 _NO_MENTIONS = discord.AllowedMentions.none().to_dict()  # as the bot's client sets for every message

@@ -16,8 +16,8 @@ import discord
 from bot.discord_ui import render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.desk import Desk, nonce
-from bot.discord_ui.fastpath import FastEdits, RateLimited
-from bot.discord_ui.panels import TRANSIENT
+from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.transport import CALL_FAILED, Backoff, passing
 from bot.engine import Phase, SeatView
 from bot.service import HandDealt, LiveGame
 
@@ -65,7 +65,7 @@ class HandDMs:
                 del desk.dms_owed[user_id]
             elif not view.cards_hidden:
                 del desk.dms_owed[user_id]
-                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                with contextlib.suppress(*CALL_FAILED):
                     await self._send(desk, live, user_id, view, {})
 
     def _seated_view(self, live: LiveGame, user_id: int) -> SeatView | None:
@@ -87,19 +87,20 @@ class HandDMs:
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 
     async def post(self, user_id: int, text: str, once: str | None = None, priority: Priority = Priority.DM) -> None:
-        """Post in the user's DM, within the budget at `priority`; a 429 is honoured and the post tried
-        again once it has passed, as discord.py does. With a nonce (the deal's), Discord shows it once
-        however often it is sent."""
+        """Post in the user's DM, within the budget at `priority`; a passing fault (a 429 among them) is
+        tried again by the one retry policy, up to `DM_TRIES` times. With a nonce (the deal's), Discord
+        shows it once however often it is sent."""
+        backoff = Backoff()
         for attempt in range(1, DM_TRIES + 1):
             try:
                 channel_id = await self.channel_id(user_id)
                 await self.budget.take(priority)
                 await self.calls.post(self._token(), channel_id, text, once)
                 return
-            except RateLimited as limited:
-                if attempt == DM_TRIES:
+            except CALL_FAILED as error:
+                if attempt == DM_TRIES or not passing(error):
                     raise
-                await asyncio.sleep(limited.retry_after)
+                await asyncio.sleep(backoff.delay(error))
 
     async def channel_id(self, user_id: int) -> int:
         """A user's DM channel, opened once. discord.py remembers only the last 128 DM channels, so

@@ -15,11 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
 import discord
 
 from bot.discord_ui import faces
-from bot.discord_ui.fastpath import FastEdits, RateLimited
+from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, passing
 from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import SeatView
 from bot.service import LiveGame, Refusal
@@ -29,14 +29,6 @@ log = logging.getLogger(__name__)
 PANEL_LIFE = 14 * 60  # an interaction token works 15 minutes; stop a little before
 PANEL_ASLEEP = ("This panel has gone to sleep (Discord lets a panel be updated for 15 minutes). "
                 "Press **My hand** on the table for a fresh one.")
-RETRY_MAX = 60.0
-TRANSIENT = (discord.DiscordServerError, aiohttp.ClientError, OSError)  # OSError: a dropped connection, a timeout
-
-
-def passing(error: BaseException) -> bool:
-    """A failure that goes away by itself: a rate limit, a 5xx, the network."""
-    return isinstance(error, TRANSIENT) or (isinstance(error, discord.HTTPException) and error.status == 429)
-
 
 @dataclass
 class Panel:
@@ -57,8 +49,7 @@ class PanelSet:
         self.life = life
         self.open: dict[int, Panel] = {}
         self.retry_at: float | None = None  # an edit failed for a moment: refresh again then
-        self._retry_first = retry_first
-        self._retry_delay = 0.0
+        self._backoff = Backoff(first=retry_first)
 
     def show(self, user_id: int, interaction: discord.Interaction[Any], token: int,
              face: faces.Face | None = None) -> Panel | None:
@@ -74,7 +65,8 @@ class PanelSet:
         while others play) is left alone. One whose webhook has had its share of edits lately
         waits its turn (a player who types commands never renews it) without holding up the others."""
         now = time.monotonic()
-        failed, later, told = False, None, 0.0  # told: the longest wait a 429 asked for
+        failed: BaseException | None = None
+        later, told = None, 0.0  # told: the longest wait a 429 asked for
         for user_id, panel in list(self.open.items()):
             if panel.answering or (panel.shown_token == live.token and live.active):
                 continue
@@ -94,27 +86,25 @@ class PanelSet:
                 continue
             token = live.token  # what the panel shows: the game may move on while it is sent
             try:
-                self.pace.spend(panel.interaction)
                 await self.edits.edit(panel.interaction, "@original", face)
                 panel.shown_token, panel.shown = token, face
                 if not seated:
                     self._forget(user_id, panel)
-            except (discord.HTTPException, *TRANSIENT) as error:
-                if isinstance(error, RateLimited):
+            except CALL_FAILED as error:
+                if isinstance(error, TooManyRequests):
                     told = max(told, error.retry_after)
                 elif passing(error):
-                    failed = True
+                    failed = error
                     log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
                 else:  # its message or token is gone: nothing more to show there
                     log.info("game %s: a panel can't be updated any more (%s)", live.game_id, error)
                     self._forget(user_id, panel)
         # A fault is tried again with backoff; a 429 exactly when Discord said (never before, and no
         # later: a panel must be current soon after a storm ends).
-        if failed:
-            self._retry_delay = min(max(self._retry_delay * 2, self._retry_first), RETRY_MAX)
-            later = max(self._retry_delay, told)
+        if failed is not None:
+            later = max(self._backoff.delay(failed), told)
         else:
-            self._retry_delay = 0.0
+            self._backoff.reset()
             if told:
                 later = told if later is None else min(later, told)
         self.retry_at = None if later is None else time.monotonic() + later
@@ -150,6 +140,5 @@ class PanelSet:
         for user_id, panel in list(self.open.items()):
             if now - panel.opened >= self.life and self.open.get(user_id) is panel:
                 self._forget(user_id, panel)
-                with contextlib.suppress(discord.HTTPException, *TRANSIENT):
-                    self.pace.spend(panel.interaction)
+                with contextlib.suppress(*CALL_FAILED):
                     await self.edits.edit(panel.interaction, "@original", faces.closed_panel(PANEL_ASLEEP))

@@ -37,9 +37,10 @@ from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, 
 from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
-from bot.discord_ui.panels import PANEL_LIFE, TRANSIENT, Panel, PanelSet
+from bot.discord_ui.panels import PANEL_LIFE, Panel, PanelSet
+from bot.discord_ui.transport import CALL_FAILED, RateLimits, Transport
 from bot.discord_ui.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
-from bot.discord_ui.webhooks import EDITS_PER_WINDOW, FreshWebhooks, Via, WebhookPace
+from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, TableView
 from bot.service import (
     ActedForPlayer,
@@ -76,7 +77,7 @@ class Publisher:
 
     def __init__(self, client: SpadesBot, games: PublisherPort, *, refresh_interval: float = 1.0,
                  channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE,
-                 global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
+                 global_rate: float = TOKEN_GLOBAL_RATE, transport: Transport | None = None,
                  edits: FastEdits | None = None) -> None:
         self.client = client
         self.games = games
@@ -87,8 +88,10 @@ class Publisher:
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
-        self.pace = WebhookPace(webhook_edits)  # edits through each interaction's webhook lately
-        self.edits = edits or FastEdits()  # panel and table edits through those webhooks, without discord.py
+        transport = transport or Transport(RateLimits())
+        self.limits = transport.limits  # the token's one rate-limit state
+        self.pace = WebhookPace(self.limits)  # edits through each interaction's webhook, by its bucket
+        self.edits = edits or FastEdits(transport, lambda: client.http.token)  # without discord.py
         self.dms = HandDMs(client, self.budget, self.edits, self._say, games.view_for)
 
     # The service calls this with the game's lock held: only enqueue, never wait.
@@ -286,7 +289,7 @@ class Publisher:
 
     async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
         """See `desk.guard`: a game whose channel is lost for good is given up."""
-        return await guard(desk, live, work, self.channel_lost_timeout, self.games.cancel_for)
+        return await guard(desk, live, work, self.channel_lost_timeout, self.games.cancel_for, self.limits)
 
     # ------------------------------------------------------------------------- deliveries
     async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:
@@ -333,7 +336,7 @@ class Publisher:
     async def _delete(self, channel_id: int, message_id: int, via: Via | None = None) -> None:
         """Remove a message of ours (a replaced table, a turn mention), if it is still there:
         through the webhook that made it while it can, else through the channel (counted)."""
-        with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+        with contextlib.suppress(*CALL_FAILED):
             if via is not None and via.alive(time.monotonic()):
                 await via.interaction.followup.delete_message(message_id)
                 return
@@ -411,7 +414,7 @@ class Publisher:
         if desk.channel_gone:  # tell the players where it can still be said
             for seat in live.seats:
                 if seat.user_id is not None:
-                    with contextlib.suppress(discord.HTTPException, *TRANSIENT):
+                    with contextlib.suppress(*CALL_FAILED):
                         await self.dms.post(seat.user_id, f"Your Spades game in <#{live.channel_id}> was cancelled "
                                             f"({change.reason}). Nothing counts toward the leaderboard.",
                                             priority=Priority.OWED)
@@ -503,14 +506,13 @@ class Publisher:
         return True
 
     async def _webhook_turn(self, via: Via) -> None:
-        """Wait until an edit through `via`'s webhook keeps within its bucket, and count it. The
-        panels riding on it share the bucket; a table edit that doesn't wait for its pace (the game
-        ended, a summary) would otherwise be one too many. (No sleep at all when it may go now: a
-        turn of the loop for nothing, on nearly every table edit.)"""
+        """Wait until an edit through `via`'s webhook keeps within its bucket. The panels riding on it
+        share the bucket; a table edit that doesn't wait for its pace (the game ended, a summary)
+        would otherwise be one too many. (No sleep at all when it may go now: a turn of the loop for
+        nothing, on nearly every table edit.)"""
         wait = self.pace.ready_in(via.interaction)
         if wait > 0:
             await asyncio.sleep(wait)
-        self.pace.spend(via.interaction)
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))

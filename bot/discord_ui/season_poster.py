@@ -18,9 +18,8 @@ from typing import TYPE_CHECKING
 import discord
 
 from bot.discord_ui.budget import Priority, RestBudget
-from bot.discord_ui.desk import RETRY_FIRST
-from bot.discord_ui.panels import RETRY_MAX, passing
 from bot.discord_ui.season_render import podium_picture, podium_text
+from bot.discord_ui.transport import CALL_FAILED, Backoff, Fault, RateLimits, fault
 from bot.service.seasons import Podium, SeasonService
 
 if TYPE_CHECKING:
@@ -32,9 +31,11 @@ log = logging.getLogger(__name__)
 class PodiumPoster:
     """The season service's listener: one task per podium, so a slow channel holds up nothing else."""
 
-    def __init__(self, client: SpadesBot, budget: RestBudget, *, channel_lost_timeout: float = 600.0) -> None:
+    def __init__(self, client: SpadesBot, budget: RestBudget, limits: RateLimits, *,
+                 channel_lost_timeout: float = 600.0) -> None:
         self.client = client
         self.budget = budget  # the publisher's: every call counts against the token's global limit
+        self.limits = limits
         self.channel_lost_timeout = channel_lost_timeout
         self.service: SeasonService | None = None  # attached by the composition root
         self._tasks: set[asyncio.Task[None]] = set()
@@ -71,7 +72,7 @@ class PodiumPoster:
         png = await asyncio.to_thread(podium_picture, podium)
         channel = self.client.get_partial_messageable(season.channel_id, guild_id=season.guild_id,
                                                       type=discord.ChannelType.text)
-        delay, lost_since = RETRY_FIRST, None
+        backoff, lost_since = Backoff(), None
         while True:
             try:
                 files = [discord.File(io.BytesIO(png), filename="podium.png")] if png is not None else []
@@ -79,19 +80,20 @@ class PodiumPoster:
                 await channel.send(text, files=files, nonce=f"s{season.season_id}p{podium.post_id}"[:25],
                                    allowed_mentions=discord.AllowedMentions.none())
                 return
-            except discord.NotFound:
-                log.warning("season %r: its podium channel %s is gone; the podium isn't posted", season.name,
-                            season.channel_id)
-                return
-            except discord.Forbidden:
-                lost_since = lost_since or time.monotonic()
-                if time.monotonic() - lost_since >= self.channel_lost_timeout:
-                    log.warning("season %r: no access to channel %s; the podium isn't posted", season.name,
+            except CALL_FAILED as error:
+                kind = fault(error)
+                if kind is Fault.GONE:
+                    log.warning("season %r: its podium channel %s is gone; the podium isn't posted", season.name,
                                 season.channel_id)
                     return
-            except Exception as error:
-                if not passing(error):
+                if kind is Fault.NO_ACCESS or isinstance(error, discord.Forbidden):
+                    lost_since = lost_since or time.monotonic()
+                    if time.monotonic() - lost_since >= self.channel_lost_timeout or self.limits.breaker_open:
+                        log.warning("season %r: no access to channel %s; the podium isn't posted", season.name,
+                                    season.channel_id)
+                        return
+                elif kind is Fault.REFUSED:
                     raise
-                log.warning("season %r: Discord failed (%s); retrying the podium", season.name, error)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, RETRY_MAX)
+                else:
+                    log.warning("season %r: Discord failed (%s); retrying the podium", season.name, error)
+                await asyncio.sleep(backoff.delay(error))

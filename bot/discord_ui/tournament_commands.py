@@ -129,8 +129,8 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
         _require_threads(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)  # opening the threads takes a moment
         number = await tournaments.start(live)
-        await interaction.followup.send(f"Round {number} is seated: the tables are in the threads below the "
-                                        "tournament's message.", ephemeral=True)
+        await interaction.edit_original_response(content=f"Round {number} is seated: the tables are in the "
+                                                          "threads below the tournament's message.")
 
     @app_commands.command(description="The standings of this channel's tournament (or its last one)")
     async def standings(self, interaction: Command) -> None:

@@ -21,10 +21,8 @@ import discord
 from discord import ui
 
 from bot.discord_ui.budget import Priority, RestBudget
-from bot.discord_ui.desk import NO_ACCESS, RETRY_FIRST
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.handlers import display_name, is_server_manager
-from bot.discord_ui.panels import RETRY_MAX, passing
 from bot.discord_ui.tournament_render import (
     cancelled_text,
     podium_picture,
@@ -35,6 +33,7 @@ from bot.discord_ui.tournament_render import (
     table_call_head,
     thread_welcome,
 )
+from bot.discord_ui.transport import CALL_FAILED, NO_ACCESS, Backoff, Fault, fault
 from bot.engine.tournament import Stage
 from bot.service.tournaments import (
     CANCELLED,
@@ -167,7 +166,7 @@ class TournamentDesk:
             log.error("tournament %s: dropping an owed %r post this version can't make", live.tournament_id, kind)
             await self.tournaments.delivered(post_id)
             return
-        delay = RETRY_FIRST
+        backoff = Backoff()
         while True:
             try:
                 for file in files:
@@ -177,15 +176,14 @@ class TournamentDesk:
                     text, files=files, nonce=f"t{live.tournament_id}p{post_id}"[:25],
                     allowed_mentions=discord.AllowedMentions.none())
                 break
-            except (discord.NotFound, discord.Forbidden):
-                log.warning("tournament %s: its channel can't take the %s post", live.tournament_id, kind)
-                break
-            except Exception as error:
-                if not passing(error):
-                    log.exception("tournament %s: the %s post failed", live.tournament_id, kind)
+            except CALL_FAILED as error:
+                if isinstance(error, discord.NotFound | discord.Forbidden):
+                    log.warning("tournament %s: its channel can't take the %s post", live.tournament_id, kind)
+                    break
+                if fault(error) is Fault.REFUSED:
+                    log.error("tournament %s: the %s post failed (%s)", live.tournament_id, kind, error)
                     return  # stays owed: tried again at the next start
-                await asyncio.sleep(delay)
-                delay = min(delay * 2, RETRY_MAX)
+                await asyncio.sleep(backoff.delay(error))
         await self.tournaments.delivered(post_id)
 
     def notify(self, live: LiveTournament, text: str) -> None:

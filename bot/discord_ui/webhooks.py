@@ -9,17 +9,18 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import OrderedDict, deque
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
 import discord
 
+from bot.discord_ui.transport import RateLimits
+
 FOLLOW_UP_FRESH = 10 * 60  # an interaction younger than this may carry a new message (edited for 15 min)
 WEBHOOK_LIFE = 14 * 60  # edit through an interaction's webhook up to here, then through the channel
 CHANNELS_KEPT = 10_000  # channels whose newest interaction is remembered
 ANSWER_WITHIN = 3.0  # Discord's deadline for answering an interaction
-EDITS_PER_WINDOW, WINDOW = 4, 2.0  # Discord takes 5 per 2 s; the 5th (remaining 0) makes discord.py hold the caller
 _LENDING = (discord.InteractionType.application_command, discord.InteractionType.component)
 
 
@@ -79,28 +80,15 @@ def _lends(via: Via) -> bool:
 
 
 class WebhookPace:
-    """Edits made through each interaction's webhook lately. A panel and the table may ride on the
-    same one; an edit that would exhaust its bucket is put off (the caller tries again once
+    """When an edit through an interaction's webhook keeps within the bucket Discord announced for
+    it (its `X-RateLimit-*` headers, learnt by the transport). A panel and the table may ride on the
+    same webhook; an edit that would exhaust its bucket is put off (the caller tries again once
     `ready_in` has passed) rather than waited for, which would hold up every other panel of the game."""
 
-    def __init__(self, limit: int = EDITS_PER_WINDOW) -> None:
-        self.limit = limit  # edits per WINDOW; 0: no pacing (a test double that enforces no limit)
-        self._sent: dict[str, deque[float]] = {}
+    def __init__(self, limits: RateLimits) -> None:
+        self._limits = limits
 
     def ready_in(self, interaction: discord.Interaction[Any]) -> float:
         """Seconds until an edit through this interaction's webhook keeps within its bucket."""
-        sent = self._sent.get(interaction.token)
-        if sent is None or not self.limit:
-            return 0.0
-        now = time.monotonic()
-        while sent and now - sent[0] >= WINDOW:
-            sent.popleft()
-        return 0.0 if len(sent) < self.limit else sent[0] + WINDOW - now
-
-    def spend(self, interaction: discord.Interaction[Any]) -> None:
-        if not self.limit:
-            return
-        now = time.monotonic()
-        if len(self._sent) > CHANNELS_KEPT:  # forget tokens with nothing recent (bounded memory)
-            self._sent = {t: d for t, d in self._sent.items() if d and now - d[-1] < WINDOW}
-        self._sent.setdefault(interaction.token, deque()).append(now)
+        return self._limits.ready_in(f"PATCH /webhooks/{interaction.application_id}/{interaction.token}"
+                                     "/messages/{id}")

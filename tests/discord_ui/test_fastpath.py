@@ -16,6 +16,7 @@ import pytest
 from aiohttp import web
 
 from bot.discord_ui import faces, fastpath
+from bot.discord_ui.transport import USER_AGENT, TooManyRequests
 from bot.discord_ui.views import draw, lobby_rows, lobby_view
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
@@ -169,7 +170,7 @@ async def test_a_429_says_how_long_to_wait(captured: tuple[str, list[dict[str, A
 
     edits = fastpath.FastEdits()
     try:
-        with pytest.raises(fastpath.RateLimited) as limited:
+        with pytest.raises(TooManyRequests) as limited:
             await edits.edit(Limited(), "@original", faces.closed_panel("asleep"))  # type: ignore[arg-type]
         assert limited.value.status == 429 and limited.value.retry_after == 2.5
     finally:
@@ -253,7 +254,7 @@ async def test_a_clicks_answer_refused_past_discords_window_is_an_error(
     click = _click(client, LIMITED_TOKEN)  # asks for 2.5 s: past the 3 s an answer has
     edits = fastpath.FastEdits()
     try:
-        with pytest.raises(fastpath.RateLimited):
+        with pytest.raises(TooManyRequests):
             await edits.update(click, faces.closed_panel("played"))
     finally:
         await edits.close()
@@ -280,8 +281,9 @@ async def test_a_hands_direct_message_is_what_discord_py_sends_for_the_same_post
         await calls.close()
     _login, open_theirs, post_theirs, open_ours, post_ours = requests
     for theirs, ours in [(open_theirs, open_ours), (post_theirs, post_ours)]:
-        assert {k: ours[k] for k in ("method", "path", "content_type", "auth", "agent")} == \
-               {k: theirs[k] for k in ("method", "path", "content_type", "auth", "agent")}
+        assert {k: ours[k] for k in ("method", "path", "content_type", "auth")} == \
+               {k: theirs[k] for k in ("method", "path", "content_type", "auth")}
+        assert ours["agent"] == USER_AGENT and USER_AGENT.startswith("DiscordBot (https://")  # names this project
     assert open_ours["json"] == open_theirs["json"] == {"recipient_id": 5}
     # The text, pings off, the nonce Discord dedupes on (discord.py adds an empty list of components).
     assert post_ours["json"] == {k: v for k, v in post_theirs["json"].items() if k != "components"}

@@ -13,6 +13,7 @@ from bot.discord_ui import faces, webhooks
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.panels import PanelSet
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.transport import RateLimits
 from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import Game, Mode, Rules, seat_view
 from bot.service import LiveGame
@@ -34,6 +35,7 @@ class RecordingEdits(FastEdits):
 
 class Clicked:
     message = None
+    application_id = 1
 
     def __init__(self) -> None:
         self.token = f"token{id(self)}"
@@ -82,7 +84,7 @@ async def test_a_panel_shown_while_the_old_one_is_being_updated_is_the_one_kept(
             await super().edit(interaction, message, face)
 
     edits = Gone()
-    panels = PanelSet(WebhookPace(0), edits)
+    panels = PanelSet(WebhookPace(RateLimits()), edits)
     panels.show(1, old, live.token - 1)  # type: ignore[arg-type]
     await panels.refresh(live, lambda user_id: seat_view(live.game, user_id - 1))  # type: ignore[arg-type]
     assert panels.open[1].interaction is fresh
@@ -99,9 +101,9 @@ class FakeResponse:
 
 async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monkeypatch: Any) -> None:
     """The table rides on the webhook of a click whose panel was just edited as often as Discord
-    allows: the table's edit at the game's end (which doesn't wait for the table's pace) still waits
-    for the webhook's bucket instead of earning a 429."""
-    monkeypatch.setattr(webhooks, "WINDOW", 0.3)
+    allows (its last answer said 0 remaining, reset in 0.3 s): the table's edit at the game's end
+    (which doesn't wait for the table's pace) still waits for the webhook's bucket instead of
+    earning a 429."""
     sent: list[tuple[float, object]] = []
 
     class Timed(FastEdits):
@@ -115,8 +117,8 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
     live.game.deal()
     click = Clicked()
-    for _ in range(publisher.pace.limit):  # the panel's edits: the bucket is spent
-        publisher.pace.spend(click)  # type: ignore[arg-type]
+    publisher.limits.note(f"PATCH /webhooks/{click.application_id}/{click.token}/messages/{{id}}", 200,
+                          {"x-ratelimit-remaining": "0", "x-ratelimit-reset-after": "0.3"}, None)
     spent_at = time.monotonic()
     assert await publisher._edit_table(live, 123, webhooks.Via(click, spent_at))  # type: ignore[arg-type]
     assert sent and sent[0][1] == 123 and sent[0][0] - spent_at >= 0.3 - 0.01  # once the window let it

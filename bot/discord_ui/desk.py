@@ -15,7 +15,7 @@ from typing import Any, Generic, TypeVar
 import discord
 
 from bot.discord_ui.panels import PanelSet
-from bot.discord_ui.transport import CALL_FAILED, UNKNOWN_CHANNEL, Backoff, Fault, RateLimits, fault
+from bot.discord_ui.transport import CALL_FAILED, UNKNOWN_CHANNEL, Backoff, Fault, RateLimits, describe, fault
 from bot.discord_ui.webhooks import Via
 from bot.service import Change, LiveGame
 
@@ -186,7 +186,7 @@ async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]
                     desk.channel_gone = True
                     await give_up(live, "its channel was deleted")
                 else:
-                    log.warning("game %s: not found: %s", live.game_id, error)
+                    log.warning("game %s: not found: %s", live.game_id, describe(error))
                 return False
             if kind is Fault.NO_ACCESS:
                 now = time.monotonic()
@@ -197,9 +197,9 @@ async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]
                     return False
                 log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
             elif kind is Fault.REFUSED:
-                log.error("game %s: Discord refused an update (%s)", live.game_id, error)
+                log.error("game %s: Discord refused an update (%s)", live.game_id, describe(error))
                 return False
-            else:
-                log.warning("game %s: Discord failed (%s); retrying", live.game_id, error)
-            await asyncio.sleep(backoff.delay(error))
+            elif kind is Fault.PASSING:
+                log.warning("game %s: Discord failed (%s); retrying", live.game_id, describe(error))
+            await asyncio.sleep(backoff.delay(error))  # a 429: exactly as long as Discord said
     return False

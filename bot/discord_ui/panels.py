@@ -19,7 +19,7 @@ import discord
 
 from bot.discord_ui import faces
 from bot.discord_ui.fastpath import FastEdits
-from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, passing
+from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, describe, passing
 from bot.discord_ui.webhooks import WebhookPace
 from bot.engine import SeatView
 from bot.service import LiveGame, Refusal
@@ -95,9 +95,9 @@ class PanelSet:
                     told = max(told, error.retry_after)
                 elif passing(error):
                     failed = error
-                    log.info("game %s: a panel update failed (%s); trying again", live.game_id, error)
+                    log.info("game %s: a panel update failed (%s); trying again", live.game_id, describe(error))
                 else:  # its message or token is gone: nothing more to show there
-                    log.info("game %s: a panel can't be updated any more (%s)", live.game_id, error)
+                    log.info("game %s: a panel can't be updated any more (%s)", live.game_id, describe(error))
                     self._forget(user_id, panel)
         # A fault is tried again with backoff; a 429 exactly when Discord said (never before, and no
         # later: a panel must be current soon after a storm ends).

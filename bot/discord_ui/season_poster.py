@@ -19,7 +19,7 @@ import discord
 
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.season_render import podium_picture, podium_text
-from bot.discord_ui.transport import CALL_FAILED, Backoff, Fault, RateLimits, fault
+from bot.discord_ui.transport import CALL_FAILED, Backoff, Fault, RateLimits, describe, fault
 from bot.service.seasons import Podium, SeasonService
 
 if TYPE_CHECKING:
@@ -95,5 +95,5 @@ class PodiumPoster:
                 elif kind is Fault.REFUSED:
                     raise
                 else:
-                    log.warning("season %r: Discord failed (%s); retrying the podium", season.name, error)
+                    log.warning("season %r: Discord failed (%s); retrying the podium", season.name, describe(error))
                 await asyncio.sleep(backoff.delay(error))

@@ -33,7 +33,7 @@ from bot.discord_ui.tournament_render import (
     table_call_head,
     thread_welcome,
 )
-from bot.discord_ui.transport import CALL_FAILED, NO_ACCESS, Backoff, Fault, fault
+from bot.discord_ui.transport import CALL_FAILED, NO_ACCESS, Backoff, Fault, describe, fault
 from bot.engine.tournament import Stage
 from bot.service.tournaments import (
     CANCELLED,
@@ -181,7 +181,7 @@ class TournamentDesk:
                     log.warning("tournament %s: its channel can't take the %s post", live.tournament_id, kind)
                     break
                 if fault(error) is Fault.REFUSED:
-                    log.error("tournament %s: the %s post failed (%s)", live.tournament_id, kind, error)
+                    log.error("tournament %s: the %s post failed (%s)", live.tournament_id, kind, describe(error))
                     return  # stays owed: tried again at the next start
                 await asyncio.sleep(backoff.delay(error))
         await self.tournaments.delivered(post_id)

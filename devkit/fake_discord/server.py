@@ -293,6 +293,8 @@ class FakeDiscord:
         self.errors: list[ProtocolError] = []
         self.ack_latencies: list[float] = []
         self.requests: list[RequestRecord] = []
+        self.ban_hits = 0  # calls answered with a ban page (`ban`)
+        self._banned_until = self._ban_seconds = 0.0
         self.request_counts: Counter[str] = Counter()  # "METHOD /route/{template}" -> requests served
         self.gateway = FakeGateway(self)
         self.gateway.heartbeat_interval_ms = heartbeat_interval_ms
@@ -1585,7 +1587,19 @@ class FakeDiscord:
             await asyncio.sleep(self.rest_latency)
         return response
 
+    def ban(self, seconds: float) -> None:
+        """Answer every REST call for `seconds` as Cloudflare does an IP it banned: a 429 in HTML,
+        with a Retry-After and none of Discord's headers. `ban_hits` counts the calls so answered."""
+        self._banned_until = time.monotonic() + seconds
+        self._ban_seconds = seconds
+
     async def _handle_api(self, request: web.Request, method: str, path: str, record: RequestRecord) -> web.Response:
+        if time.monotonic() < self._banned_until:
+            self.ban_hits += 1
+            return web.Response(status=429, content_type="text/html", headers={"Retry-After": str(round(
+                self._ban_seconds))}, text="<!DOCTYPE html><html><head><title>Access denied | discord.com used "
+                                           "Cloudflare to restrict access</title></head><body>Error 1015: You are "
+                                           "being rate limited.</body></html>")
         route, params = self._match(method, path)
         if route is None:
             self.limits.calls[OTHER] += 1

@@ -152,3 +152,43 @@ async def test_two_shard_processes_on_one_token_stay_under_its_limit_together(
     for found, mark in zip(tables, marks, strict=True):
         await everything_once(fake, found, mark)
     assert fake.count_429s() == refused_before, refusals(fake)
+
+
+IN_FLIGHT = 3  # counted calls already on their way when the first 429 comes back
+
+
+@pytest.mark.parametrize("bot_env", [{"BOT_MOVE_DELAY": "0"}])
+async def test_a_global_429_holds_every_counted_call_of_the_process_until_it_ends(spades: Spades) -> None:
+    """Ten tables end their first hands together during a 3 s global 429 storm: the deals' direct
+    messages of every game wait out the one 429 (not only the worker that got it), then go out,
+    each once."""
+    fake = spades.fake
+    tables = await computer_tables(spades, 10)
+    storm = fake.force_429("global", seconds=3.0)  # Discord's retry_after: until the storm ends
+    mark = await end_first_hands_at_once(fake, tables)
+    await everything_once(fake, tables, mark)
+    assert 0 < storm.hits <= IN_FLIGHT, f"{storm.hits} counted calls sent into a global 429's window"
+
+
+@pytest.mark.parametrize("bot_env", [{"BOT_MOVE_DELAY": "0.5"}])
+async def test_a_cloudflare_ban_holds_every_call_for_its_retry_after_and_is_logged_once(spades: Spades) -> None:
+    """Four tables, each person has just played: during a 2 s ban (a 429 in HTML) the computer
+    players' moves are not pushed at Discord table by table; the first refusal holds every call
+    for the ban's Retry-After, one line says so, and the games go on after it."""
+    fake = spades.fake
+    tables = await computer_tables(spades, 4)
+
+    async def play_once(table: Table) -> None:
+        turn = await table.whose_turn()
+        assert turn is not None
+        await table.act(turn, "panel")
+
+    await asyncio.gather(*(play_once(t) for t in tables))
+    fake.ban(2.0)
+    await asyncio.sleep(2.5)
+    assert 0 < fake.ban_hits <= IN_FLIGHT, f"{fake.ban_hits} calls sent into a ban"
+    for table in tables:  # the computer players' moves reach the tables and the person's turn comes again
+        assert await table.whose_turn(timeout=15.0) is not None
+    await asyncio.gather(*(play_once(t) for t in tables))
+    assert spades.bot is not None
+    assert spades.bot.log_text().count("Cloudflare") == 1

@@ -13,6 +13,7 @@ import discord
 import orjson
 
 from bot.discord_ui.transport.http import Reply
+from bot.discord_ui.transport.limits import BAN_DEFAULT, rate_limit_answer, seconds_in
 
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
@@ -46,9 +47,11 @@ def error_for(reply: Reply) -> discord.HTTPException:
         data = reply.body.decode(errors="replace")
     response: Any = reply  # discord.py's errors read its status and reason
     if reply.status == 429:
-        retry_after = data.get("retry_after") if isinstance(data, dict) else None
-        return TooManyRequests(response, data, float(retry_after if retry_after is not None
-                                                       else reply.headers.get("retry-after", 1)))
+        answer = rate_limit_answer(reply.headers, reply.body)
+        if answer is None:  # a ban: the transport holds every call until it ends
+            return TooManyRequests(response, "banned by Discord's edge", seconds_in(reply.headers.get("retry-after"),
+                                                                                  BAN_DEFAULT))
+        return TooManyRequests(response, answer, float(answer["retry_after"]))
     if reply.status == 404:
         return discord.NotFound(response, data)
     if reply.status == 403:
@@ -79,6 +82,13 @@ def fault(error: BaseException) -> Fault:
             or (isinstance(error, discord.HTTPException) and error.status == 429):
         return Fault.PASSING
     return Fault.REFUSED
+
+
+def describe(error: BaseException) -> str:
+    """A failure in a few words for the log (never a whole error page)."""
+    if isinstance(error, discord.HTTPException):
+        return f"{error.status} {error.response.reason}" + (f" (code {error.code})" if error.code else "")
+    return f"{type(error).__name__}: {error}"[:200]
 
 
 def passing(error: BaseException) -> bool:

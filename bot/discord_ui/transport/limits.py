@@ -120,17 +120,18 @@ class RateLimits:
     def _rate_limited(self, key: str | None, headers: Mapping[str, str], body: bytes | str | None, now: float) -> None:
         data = rate_limit_answer(headers, body)
         if data is None:
-            wait = _seconds(headers.get("retry-after"), BAN_DEFAULT)
-            if now + wait > self.all_paused_until:
+            wait = seconds_in(headers.get("retry-after"), BAN_DEFAULT)
+            if now >= self.all_paused_until:  # a new ban, not calls already on their way into this one
                 self.bans += 1
                 log.error("Discord's edge refused the bot (a 429 that is not Discord's rate-limit answer, most "
                           "likely a Cloudflare ban): every call waits %.0f s", wait)
             self.all_paused_until = max(self.all_paused_until, now + wait)
             return
-        wait = _seconds(str(data.get("retry_after", headers.get("retry-after", 1.0))), 1.0)
+        wait = seconds_in(str(data.get("retry_after", headers.get("retry-after", 1.0))), 1.0)
         if data.get("global") is True or headers.get("x-ratelimit-global", "").lower() == "true":
             self.global_429s += 1
-            log.warning("global rate limit: the token's calls wait %.2f s", wait)
+            if now >= self.counted_paused_until:
+                log.warning("global rate limit: the token's calls wait %.2f s", wait)
             self.counted_paused_until = max(self.counted_paused_until, now + wait)
         elif key is not None:
             self._buckets[key] = Bucket(0, now + wait)
@@ -155,7 +156,7 @@ def rate_limit_answer(headers: Mapping[str, str], body: bytes | str | None) -> d
     return data if isinstance(data, dict) and "retry_after" in data else None
 
 
-def _seconds(value: str | None, default: float) -> float:
+def seconds_in(value: str | None, default: float) -> float:
     try:
         return max(0.0, float(value)) if value is not None else default
     except ValueError:

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import os
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -52,6 +53,7 @@ def _as_another_user(work: Callable[[], str]) -> str:
     child = os.fork()
     if child == 0:  # pragma: no cover - the child
         code = 1
+        signal.alarm(60)  # a child stuck on a lock some other thread held at the fork dies, and the test fails
         try:
             os.close(read_end)
             os.setgroups([])

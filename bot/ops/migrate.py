@@ -14,14 +14,19 @@ tournament. A failure before the commit leaves the target empty.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import sqlite3
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.ops.errors import OpsError, VerifyError, is_postgresql
 from bot.ops.tables import TABLES, PostgresSide, Side, SqliteSide
 from bot.store import DamagedGameError, Store, check_database_url, open_store, parse_sqlite_url
+from bot.store.postgresql.connection import describe
+from bot.store.postgresql.errors import DRIVER_ERRORS
 from bot.store.replay import game_record
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,10 +63,10 @@ async def migrate(source_url: str, target_url: str) -> MigrationDone:
     check_database_url(target_url)
     source = await open_store(source_url)
     try:
-        await _refuse_unless_empty(target_url)
+        await _plainly(_refuse_unless_empty(target_url), target_url)
         target = await open_store(target_url)
         try:
-            counts, game_ids, tournament_ids = await _copy(source_url, target_url)
+            counts, game_ids, tournament_ids = await _plainly(_copy(source_url, target_url), target_url)
             replayed, damaged = await _compare_games(source, target, game_ids)
             await _compare_tournaments(source, target, tournament_ids)
         finally:
@@ -72,11 +77,17 @@ async def migrate(source_url: str, target_url: str) -> MigrationDone:
 
 
 def _label(database_url: str) -> str:
-    if is_postgresql(database_url):
-        from bot.store.postgresql.connection import describe
+    return describe(database_url) if is_postgresql(database_url) else str(parse_sqlite_url(database_url)[0])
 
-        return describe(database_url)
-    return str(parse_sqlite_url(database_url)[0])
+
+async def _plainly(work: Coroutine[Any, Any, T], target_url: str) -> T:
+    """`work` on the plain connections, whatever a driver raises turned into one line: the target's
+    transaction was rolled back, so it is as it was."""
+    try:
+        return await work
+    except (sqlite3.Error, *DRIVER_ERRORS) as error:
+        raise OpsError(f"moving the data to {_label(target_url)} failed ({type(error).__name__}: {error}); "
+                       "the target was left as it was") from error
 
 
 async def _refuse_unless_empty(target_url: str) -> None:

@@ -5,6 +5,7 @@ a missing source and a copy that doesn't match are refused, leaving the target a
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -82,7 +83,7 @@ def test_a_target_that_is_not_empty_is_refused_and_left_as_it_was(
                          "someone_elses").strip() == "1"  # the bot's schema was not created there
 
 
-def test_a_missing_source_or_two_databases_of_one_kind_are_refused(
+def test_a_missing_source_two_databases_of_one_kind_or_no_server_are_refused(
         tmp_path: Path, pg_empty_url: str, capsys: pytest.CaptureFixture[str]) -> None:
     missing = tmp_path / "nothing.db"
     assert main(["migrate-to", pg_empty_url, "--from", f"sqlite:///{missing}"]) == 2
@@ -90,6 +91,15 @@ def test_a_missing_source_or_two_databases_of_one_kind_are_refused(
     assert not missing.exists()
     assert main(["migrate-to", f"sqlite:///{tmp_path / 'b.db'}", "--from", f"sqlite:///{missing}"]) == 2
     assert "between SQLite and PostgreSQL" in capsys.readouterr().err
+
+    sqlite_url = f"sqlite:///{tmp_path / 'spades.db'}"
+    asyncio.run(build(sqlite_url))
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        nobody_there = f"postgresql://spades:secret@127.0.0.1:{probe.getsockname()[1]}/spades"
+    assert main(["migrate-to", nobody_there, "--from", sqlite_url]) == 2
+    said = capsys.readouterr().err
+    assert said.count("\n") == 1 and said.startswith("error: ") and "secret" not in said, said
 
 
 def test_a_copy_that_differs_from_its_source_is_caught(

@@ -1,4 +1,5 @@
-"""Entry points: `python -m bot` runs the Discord bot; `selfplay`, `play` and `review` work offline."""
+"""Entry points: `python -m bot` runs the Discord bot; `selfplay`, `play` and `review` work offline;
+`backup` and `migrate-to` keep the data (`bot.ops`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ class OneLineErrors(argparse.ArgumentParser):
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Spades for Discord.")
     commands = parser.add_subparsers(dest="command", parser_class=OneLineErrors)
-    from bot import play_cli, selfplay
+    from bot import ops, play_cli, selfplay
 
     selfplay.add_arguments(commands.add_parser("selfplay", help="computer players play whole games offline"))
     play_cli.add_arguments(commands.add_parser("play", help="play a game in the terminal against computer players"))
@@ -25,7 +26,10 @@ def main(argv: list[str] | None = None) -> int:
     from bot.ai import review
 
     review.add_arguments(review_parser)
+    ops.add_commands(commands)
     args = parser.parse_args(argv)
+    if args.command in ("backup", "migrate-to"):
+        return ops.run(args)
     if args.command == "review":
         try:
             review.run(args)

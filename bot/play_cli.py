@@ -8,9 +8,12 @@ as a trick builds, who won each trick, and a summary of every hand. A refused mo
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import random
+import shutil
 import sys
+import textwrap
 from collections.abc import Callable, Iterable, Sequence
 from typing import TextIO
 
@@ -25,14 +28,25 @@ from bot.engine import (
     Game,
     Mode,
     Phase,
+    Rules,
     SeatView,
     card_label,
     display_sorted,
+    export_record,
     parse_card,
     seat_view,
 )
 from bot.engine.cards import DIAMONDS, HEARTS, RANKS, SUIT_OF, SUIT_SYMBOLS
-from bot.selfplay import DEFAULT_LEVEL, UsageError, at_least, budget_text, levels_list, parse_rules, seat_levels
+from bot.selfplay import (
+    DEFAULT_LEVEL,
+    UsageError,
+    at_least,
+    budget_text,
+    levels_list,
+    open_out,
+    parse_rules,
+    seat_levels,
+)
 
 LONGEST_ANSWER = 40  # characters; "queen of diamonds" is 17, so anything longer is a mistake
 LEAVE_WORDS = ("quit", "exit")
@@ -43,17 +57,24 @@ _SUIT_LINE_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦, as players hold them: colour
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode])
+    parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode],
+                        help="cutthroat (3 players, each for themselves, the one unless given), solo (4, each for "
+                             "themselves) or partners (4 in two teams: your partner sits opposite you)")
     parser.add_argument("--players", type=levels_list, default=None,
                         help=f"the computer players' level ({', '.join(LEVELS)}; default: {DEFAULT_LEVEL}), "
                              "or comma-separated levels, one per other seat")
-    parser.add_argument("--name", default="You")
+    parser.add_argument("--name", default="You", help="your name at the table (You unless given)")
     parser.add_argument("--seat", type=at_least(0), default=0, help="your seat, from 0")
-    parser.add_argument("--seed", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=None,
+                        help="a whole number the deals and the computer players' choices follow from: the same seed "
+                             "plays the same game again (a random one unless given)")
     parser.add_argument("--budget", type=budget_text, default=None,
                         help="the hard players' thinking time (seconds) or 200it")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE",
                         help="a rule option of docs/rules.md; repeatable")
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help="write the game's spades-record/1 JSON there when it stops, finished or not, "
+                             "to review it (python -m bot review FILE) or replay it")
 
 
 class Style:
@@ -210,7 +231,7 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             raise LeaveGame("You left")
         if word in TABLE_WORDS:
             print("\n".join(table_lines(view, style)), file=out)
-            print(f"Cards can be typed as {ACCEPTED_FORMS}. Type quit to leave.", file=out)
+            print("\n".join(wrapped(f"Cards can be typed as {card_forms(game.rules)}. Type quit to leave.")), file=out)
             continue
         if view.cards_hidden:
             if word in ("y", "yes", "blind", "blind nil"):
@@ -298,8 +319,9 @@ class TerminalGame:
                     self.say("", *summary_lines(game, self.style))
 
 
-def setup(args: argparse.Namespace) -> tuple[Game, dict[int, ComputerPlayer]]:
-    """The game and its computer players from the command line; bad input is a :class:`UsageError`."""
+def setup(args: argparse.Namespace) -> tuple[Game, dict[int, ComputerPlayer], list[dict[str, str | int]]]:
+    """The game, its computer players and the record's `players` list from the command line; bad
+    input is a :class:`UsageError`."""
     mode = Mode.parse(args.mode)
     rules = parse_rules(args.rule, mode)
     if not 0 <= args.seat < mode.seats:
@@ -310,33 +332,60 @@ def setup(args: argparse.Namespace) -> tuple[Game, dict[int, ComputerPlayer]]:
     seed = args.seed if args.seed is not None else random.SystemRandom().getrandbits(32)
     others = iter(levels)
     bots: dict[int, ComputerPlayer] = {}
-    names = []
+    players: list[dict[str, str | int]] = []
     for place in range(mode.seats):
         if place == args.seat:
-            names.append(args.name.strip())
+            players.append({"seat": place, "name": args.name.strip(), "kind": "human", "id": "terminal"})
             continue
         level = next(others)
         bots[place] = make_player(level, seed * 10 + place, args.budget)
-        names.append(f"{level}-bot-{place}")
-    return Game.new(f"terminal-{seed}", mode, rules, seed, names), bots
+        players.append({"seat": place, "name": f"{level}-bot-{place}", "kind": "bot", "id": level})
+    names = [str(player["name"]) for player in players]
+    return Game.new(f"terminal-{seed}", mode, rules, seed, names), bots, players
+
+
+def wrapped(text: str) -> list[str]:
+    """A long line broken between words to fit the terminal (80 columns at most), never mid-word."""
+    width = min(80, shutil.get_terminal_size().columns)
+    return textwrap.wrap(text, width, break_long_words=False, break_on_hyphens=False)
+
+
+def card_forms(rules: Rules) -> str:
+    """How cards can be typed: the engine's forms, without the jokers in a game that has none."""
+    return ", ".join(form for form in ACCEPTED_FORMS.split(", ") if rules.jokers or "joker" not in form)
+
+
+def sides_text(game: Game, seat: int) -> str:
+    """“Ann against a, b”, or in partners “Ann and her partner against the other two”."""
+    side = next(side for side in range(game.sides) if seat in game.side_seats(side))
+    own = [seat, *(s for s in game.side_seats(side) if s != seat)]
+    others = [game.names[s] for s in range(len(game.names)) if s not in own]
+    if len(own) == 1:
+        return f"{game.names[seat]} against {', '.join(others)}"
+    return f"{' and '.join(game.names[s] for s in own)} against {' and '.join(others)}"
 
 
 def run(args: argparse.Namespace, read: Callable[[str], str] = input, out: TextIO | None = None) -> Game:
     out = out or sys.stdout
     style = Style.for_stream(out)
-    game, bots = setup(args)
+    game, bots, players = setup(args)
+    record = open_out(args.out)  # before any card is dealt, so a path that can't be written costs nothing
     table = TerminalGame(game, args.seat, bots, out, style)
-    others = ", ".join(name for seat, name in enumerate(game.names) if seat != args.seat)
-    table.say(f"{game.mode.value.capitalize()} Spades to {game.rules.target}: {game.names[args.seat]} "
-              f"against {others}.",
-              f"Type cards as {ACCEPTED_FORMS}. ? shows the table, quit leaves.")
+    table.say(*wrapped(f"{game.mode.value.capitalize()} Spades to {game.rules.target}: {sides_text(game, args.seat)}."),
+              *wrapped(f"Type cards as {card_forms(game.rules)}. ? shows the table, quit leaves."))
     try:
-        table.play(read)
-    except LeaveGame as leaving:
-        table.say("", f"{leaving}: the game stops here, unfinished (hand {game.hand_number}).")
-        return game
-    winners = " & ".join(game.names[s] for s in game.winners) or "nobody"
-    how = {"target": "reached the target", "mercy": "the mercy rule"}.get(str(game.ended), str(game.ended))
-    table.say("", f"Game over ({how}): {winners} won.",
-              "Final scores: " + " · ".join(f"{n} {s}" for n, s in zip(game.names, game.scores, strict=True)))
+        try:
+            table.play(read)
+        except LeaveGame as leaving:
+            table.say("", f"{leaving}: the game stops here, unfinished (hand {game.hand_number}).")
+        else:
+            winners = " & ".join(game.names[s] for s in game.winners) or "nobody"
+            how = {"target": "reached the target", "mercy": "the mercy rule"}.get(str(game.ended), str(game.ended))
+            table.say("", f"Game over ({how}): {winners} won.",
+                      "Final scores: " + " · ".join(f"{n} {s}" for n, s in zip(game.names, game.scores, strict=True)))
+    finally:  # Ctrl-C too: what was played can still be reviewed
+        if record is not None:
+            with record:
+                record.write(json.dumps(export_record(game, players)) + "\n")
+            table.say(f"The game's record is in {args.out}: python -m bot review {args.out} reviews it.")
     return game

@@ -153,5 +153,5 @@ def run() -> int:
         return 2
     except (OSError, aiohttp.ClientError) as error:
         print(f"error: can't reach Discord ({error}); check the network and DISCORD_API_BASE.", file=sys.stderr)
-        return 1
+        return 2
     return 0

@@ -159,13 +159,19 @@ class GameOutcome(NamedTuple):
     seconds: float  # the game's own time, in whichever process played it
 
 
+def player_name(level: str, index: int) -> str:
+    """A tournament player's name in progress lines, records and the summary: its level and its place
+    in --players, so two players of one level are told apart (normal-1, normal-2)."""
+    return f"{level}-{index}"
+
+
 def play_job(job: GameJob) -> GameOutcome:
     """One game of a tournament; a top-level function so worker processes can run it."""
     start = time.perf_counter()
     seats = job.mode.seats
     players = [make_player(job.levels[job.seating[s]], seed=job.seed * 7 + s, budget=job.budget)
                for s in range(seats)]
-    names = [f"{job.levels[job.seating[s]]}-{job.seating[s]}" for s in range(seats)]
+    names = [player_name(job.levels[job.seating[s]], job.seating[s]) for s in range(seats)]
     timings: tuple[list[float], ...] = tuple([] for _ in range(seats))
     game = play_game(Game.new(job.game_id, job.mode, job.rules, job.seed, names), players, timings, job.max_hands)
     share = 1 / len(game.winners) if game.winners else 0.0
@@ -200,7 +206,7 @@ class Progress:
 
     def __init__(self, total: int, levels: Sequence[str], err: TextIO) -> None:
         self.total = total
-        self.names = [f"{level}-{index}" for index, level in enumerate(levels)]
+        self.names = [player_name(level, index) for index, level in enumerate(levels)]
         self.err = err
         self.done = 0
         self.last = time.monotonic()
@@ -237,8 +243,9 @@ def percentile_ms(values: Sequence[float], q: float) -> float | None:
 class PlayerStats:
     """One tournament player's totals over every seat it sat in."""
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, name: str) -> None:
         self.level = level
+        self.name = name
         self.games = 0
         self.wins = 0.0
         self.hands = 0
@@ -270,6 +277,7 @@ class PlayerStats:
     def summary(self) -> dict[str, Any]:
         contracts = self.bids_made + self.bids_set
         return {
+            "name": self.name,
             "level": self.level,
             "games": self.games,
             "wins": round(self.wins, 2),
@@ -304,7 +312,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     mode = Mode.parse(args.mode)
     rules = parse_rules(args.rule, mode)
     levels = seat_levels(args.players, mode.seats, f"{mode} has {mode.seats} seats")
-    stats = [PlayerStats(level) for level in levels]
+    stats = [PlayerStats(level, player_name(level, index)) for index, level in enumerate(levels)]
     records = open_out(args.out)
     progress = Progress(args.games * (mode.seats if args.duplicate else 1), levels, err or sys.stderr)
     hands = games = cancelled = 0

@@ -47,7 +47,7 @@ def scripted(answers: list[str], prompts: list[str] | None = None,
 
 
 def args(**overrides: object) -> argparse.Namespace:
-    values = {"mode": "cutthroat", "players": ("easy", "normal"), "name": "Ann", "seat": 0, "seed": 8,
+    values = {"mode": "cutthroat", "players": ("easy", "normal"), "name": "Ann", "seat": 0, "seed": 8, "out": None,
               "budget": "2it", "rule": ["target=100", "mercy=100"]}
     values.update(overrides)
     return argparse.Namespace(**values)
@@ -250,7 +250,7 @@ def test_players_takes_the_one_level_that_help_names_as_the_default():
     assert started.returncode == 0 and started.stderr == ""
     assert f"You against {level}-bot-1, {level}-bot-2." in started.stdout
     partners = run_play("--mode", "partners", "--seed", "4", "--players", "easy", stdin="quit\n")
-    assert partners.returncode == 0 and "against easy-bot-1, easy-bot-2, easy-bot-3." in partners.stdout
+    assert partners.returncode == 0 and "You and easy-bot-2 against easy-bot-1 and easy-bot-3." in partners.stdout
 
 
 @pytest.mark.parametrize(("argv", "says"), [

@@ -2,8 +2,8 @@
 
 The bot runs as it ships against the fake Discord (two people and a computer player, seeded deals);
 the pictures are drawn from the messages the bot really sent, by `devkit/fake_discord/picture.py`:
-`table.png` (the table and the player's private panel in the middle of a hand), `game-over.png`
-(the last hand's summary and the game-over post with its chart) and `scores.png` (the chart itself).
+`table.png` (the table and the player's private panel in the middle of a hand) and `game-over.png`
+(the last hand's summary and the game-over post with its chart).
 Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)
 and `stats.png` (`/spades stats` with its card: the season beside all time, a rating line per season).
 """
@@ -60,10 +60,9 @@ async def play(folder: Path) -> None:
                 await table.act(turn, "panel")
             (folder / "table.png").write_bytes(channel_png(fake, alice, channel, last=2))
             await table.play_moves(style="panel")
-            over = await game_over_message(spades, channel)
+            await game_over_message(spades, channel)  # the game-over post is in before the picture
             await asyncio.sleep(0.5)
             (folder / "game-over.png").write_bytes(channel_png(fake, alice, channel, last=2))
-            (folder / "scores.png").write_bytes(over.attachments[0].data)
             await seasons(spades, folder, alice, bob)
     finally:
         for bot in bots:

@@ -126,7 +126,7 @@ class SqliteStore(SqlStore):
                 undo.pop_all()
                 return store
         except (sqlite3.Error, OSError) as exc:
-            raise store_error(exc, path, writing=False) from exc
+            raise store_error(exc, path, writing=False, opening=True) from exc
 
     async def claim_shards(self, shards: ShardSet) -> None:
         """Nothing to claim: the file's lock already keeps every other bot process out."""

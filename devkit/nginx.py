@@ -56,7 +56,7 @@ import pytest
 import pytest_asyncio
 import trustme
 
-from devkit.pg import _children, _make_reachable, free_port
+from devkit.pg import _children, _make_reachable
 
 NOT_FOUND = "nginx not found (/usr/sbin/nginx); edge tests skipped"
 DROP = "/drop/"  # the upstream records the request, nginx closes the connection unanswered (444)
@@ -200,7 +200,8 @@ http {{
 
 
 def _set_parent_death_signal() -> None:
-    """In the child before exec: SIGTERM nginx if the test process dies, so none is left behind."""
+    """In the child before exec: SIGTERM nginx if the test process dies, so none is left behind.
+    (Linux sends it when the thread that started nginx ends: start it from one that lasts.)"""
     ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
 
 
@@ -244,7 +245,7 @@ class Nginx:
     def start(self) -> None:
         """Start on two free ports (others if someone took them meanwhile); return once both listen."""
         for attempt in range(_PORT_TRIES):
-            self.http_port, self.https_port = free_port(), free_port()
+            self.http_port, self.https_port = _two_free_ports()
             config = self._write_config()
             (self.folder / "error.log").unlink(missing_ok=True)
             self.process = subprocess.Popen(
@@ -283,6 +284,14 @@ class Nginx:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGKILL)
             process.wait()
+
+
+def _two_free_ports() -> tuple[int, int]:
+    """Two different ports on 127.0.0.1 that nothing listens on right now (both held while chosen)."""
+    with socket.socket() as first, socket.socket() as second:
+        first.bind(("127.0.0.1", 0))
+        second.bind(("127.0.0.1", 0))
+        return first.getsockname()[1], second.getsockname()[1]
 
 
 def _listening(port: int) -> bool:

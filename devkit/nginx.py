@@ -58,7 +58,7 @@ import trustme
 
 from devkit.pg import _children, _make_reachable
 
-NOT_FOUND = "nginx not found (/usr/sbin/nginx); edge tests skipped"
+NOT_FOUND = "nginx not found (/usr/sbin/nginx: Debian's nginx package)"
 DROP = "/drop/"  # the upstream records the request, nginx closes the connection unanswered (444)
 EMPTY_CHUNKED = "/empty-chunked"  # the upstream answers chunked, with no bytes
 BANNED = "/banned"  # nginx's own HTML 429 with Retry-After
@@ -227,6 +227,10 @@ class Nginx:
     def https_url(self) -> str:
         return f"https://localhost:{self.https_port}"
 
+    def processes(self) -> list[int]:
+        """The master's pid and its workers', while it runs."""
+        return [] if self.process is None else [self.process.pid, *_children(self.process.pid)]
+
     def error_log(self) -> str:
         path = self.folder / "error.log"
         return path.read_text(errors="replace") if path.exists() else ""
@@ -264,7 +268,7 @@ class Nginx:
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
                 return False
-            if all(_listening(port) for port in (self.http_port, self.https_port)):
+            if all(listening(port) for port in (self.http_port, self.https_port)):
                 return True
             time.sleep(0.02)
         self.stop()
@@ -275,7 +279,7 @@ class Nginx:
         process, self.process = self.process, None
         if process is None or process.poll() is not None:
             return
-        workers = _children(process.pid)
+        workers = self.processes()[1:]
         process.terminate()
         try:
             process.wait(_STOP_WAIT)
@@ -294,7 +298,8 @@ def _two_free_ports() -> tuple[int, int]:
         return first.getsockname()[1], second.getsockname()[1]
 
 
-def _listening(port: int) -> bool:
+def listening(port: int) -> bool:
+    """Whether something takes connections on `port` of 127.0.0.1."""
     with socket.socket() as probe:
         return probe.connect_ex(("127.0.0.1", port)) == 0
 
@@ -367,7 +372,7 @@ def nginx_factory(tmp_path: Path, nginx_ca: trustme.CA) -> Iterator[NginxFactory
         except NginxNotFound as missing:
             if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
                 pytest.fail(f"{missing}; CI must run the edge tests: install nginx")
-            pytest.skip(str(missing))
+            pytest.skip(f"{missing}; edge tests skipped")
         started.append(nginx)
         return nginx
 

@@ -8,10 +8,11 @@ import asyncio
 import contextlib
 import re
 import ssl
+from pathlib import Path
 
 import pytest
 
-from devkit.nginx import DROP, Nginx, NginxFactory, RecordingUpstream
+from devkit.nginx import DROP, Nginx, NginxFactory, RecordingUpstream, listening
 from devkit.relay import RelayFactory
 
 from .support import within
@@ -42,6 +43,14 @@ async def test_nginx_answers_over_tls_with_a_certificate_only_our_ca_vouches_for
     with pytest.raises(ssl.SSLCertVerificationError):  # the system's authorities don't know it
         await asyncio.open_connection("127.0.0.1", nginx.https_port, ssl=ssl.create_default_context(),
                                       server_hostname="localhost")
+
+
+def test_nginx_stops_with_its_workers(nginx: Nginx) -> None:
+    running = nginx.processes()
+    assert len(running) == 2 and all(Path(f"/proc/{pid}").exists() for pid in running)  # the master, a worker
+    nginx.stop()
+    assert [pid for pid in running if Path(f"/proc/{pid}").exists()] == []
+    assert not listening(nginx.http_port)
 
 
 async def test_nginx_closes_a_kept_connection_after_three_requests(

@@ -313,6 +313,9 @@ def start_nginx(folder: Path, upstream_port: int, ca: trustme.CA, *, keepalive_t
                 keepalive_requests: int = 3, extra_locations: str = "") -> Nginx:
     """A running nginx with its files in `folder`, in front of `upstream_port`; raises
     NginxNotFound without the binary. `extra_locations`: more `location` blocks for its server."""
+    if keepalive_timeout <= 0 or keepalive_requests < 1:
+        raise ValueError(f"keepalive_timeout must be positive ({keepalive_timeout}) and keepalive_requests at "
+                         f"least 1 ({keepalive_requests})")
     binary = find_nginx()
     if binary is None:
         raise NginxNotFound(NOT_FOUND)

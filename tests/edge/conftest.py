@@ -1,4 +1,4 @@
-"""The edge tests: the bot's HTTP client (bot/discord_ui/keepalive.py) behind a real nginx and a
+"""The edge tests: the bot's HTTP client (bot/discord_ui/transport/http.py) behind a real nginx and a
 relay that forgets idle connections, each test on both event loops (the bot runs on uvloop)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 import uvloop
 
-from bot.discord_ui.keepalive import KeepAliveClient
+from bot.discord_ui.transport.http import HttpClient
 from devkit.nginx import nginx, nginx_ca, nginx_factory, nginx_trust, recording_upstream  # noqa: F401
 from devkit.relay import relay_factory  # noqa: F401
 
@@ -25,16 +25,11 @@ def pytest_asyncio_loop_factories(config: pytest.Config, item: pytest.Item) -> M
 
 @pytest_asyncio.fixture
 async def make_client(nginx_trust: ssl.SSLContext) -> AsyncIterator[ClientFactory]:  # noqa: F811
-    """`make_client(**options) -> KeepAliveClient` trusting nginx's certificate, closed at teardown.
-    An option the client doesn't take yet (the rewrite's `idle_expiry`) fails the test that asks
-    for it, with a message, rather than erroring at collection or type check."""
-    made: list[KeepAliveClient] = []
+    """`make_client(**options) -> HttpClient` trusting nginx's certificate, closed at teardown."""
+    made: list[HttpClient] = []
 
-    def make(**options: Any) -> KeepAliveClient:
-        try:
-            client = KeepAliveClient(timeout=CALL_TIMEOUT, tls=nginx_trust, **options)
-        except TypeError as error:
-            pytest.fail(f"KeepAliveClient does not take {sorted(options)}: {error}")
+    def make(**options: Any) -> HttpClient:
+        client = HttpClient(timeout=CALL_TIMEOUT, tls=nginx_trust, **options)
         made.append(client)
         return client
 
@@ -46,6 +41,6 @@ async def make_client(nginx_trust: ssl.SSLContext) -> AsyncIterator[ClientFactor
 
 
 @pytest_asyncio.fixture
-async def client(make_client: ClientFactory) -> KeepAliveClient:
-    """Today's client as the bot builds it (no options beyond timeout and TLS)."""
+async def client(make_client: ClientFactory) -> HttpClient:
+    """The client as the bot builds it (no options beyond timeout and TLS)."""
     return make_client()

@@ -8,11 +8,11 @@ from typing import TypeVar
 
 import pytest
 
-from bot.discord_ui.keepalive import KeepAliveClient
+from bot.discord_ui.transport.http import HttpClient
 
 T = TypeVar("T")
 CALL_TIMEOUT = 10.0  # the client's own; each test bounds what it waits far tighter
-ClientFactory = Callable[..., KeepAliveClient]  # the `make_client` fixture
+ClientFactory = Callable[..., HttpClient]  # the `make_client` fixture
 
 
 async def within(seconds: float, call: Awaitable[T]) -> T:

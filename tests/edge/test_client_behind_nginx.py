@@ -1,5 +1,5 @@
-"""The bot's HTTP client behind a real nginx: what the rewritten transport must do where
-today's misbehaved (a POST delivered six times, a hang on an empty chunked answer).
+"""The bot's HTTP client behind a real nginx, where the hand-parsing client it replaced misbehaved
+(a POST delivered six times, a hang on an empty chunked answer).
 
 Every call goes over TLS to `localhost`, as the bot's go to discord.com; each is bounded far
 below the client's own timeout, so a hang fails in a second rather than after it.
@@ -11,7 +11,7 @@ import asyncio
 
 import pytest
 
-from bot.discord_ui.keepalive import KeepAliveClient
+from bot.discord_ui.transport.http import HttpClient
 from devkit.nginx import BANNED, DOWN, DROP, EMPTY_CHUNKED, RETRY_AFTER, NginxFactory, RecordingUpstream
 
 from .support import ClientFactory, within
@@ -46,7 +46,7 @@ async def test_mixed_calls_across_keepalive_timeout_and_keepalive_requests_all_s
 @pytest.mark.parametrize("warm", [0, 1, 5], ids=lambda n: f"{n}-kept")
 @pytest.mark.parametrize(("method", "most"), [("POST", 1), ("GET", 2)])
 async def test_a_call_nginx_takes_then_drops_unanswered_raises_at_once_and_is_not_repeated(
-        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: KeepAliveClient,
+        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: HttpClient,
         warm: int, method: str, most: int) -> None:
     """nginx reads the call, the upstream acts on it, and nginx closes the connection without a
     word (444). A POST must reach the upstream exactly once (a second would post the message
@@ -62,7 +62,7 @@ async def test_a_call_nginx_takes_then_drops_unanswered_raises_at_once_and_is_no
 
 
 async def test_an_empty_chunked_answer_comes_back_at_once_and_the_connection_goes_on(
-        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: KeepAliveClient) -> None:
+        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: HttpClient) -> None:
     nginx = nginx_factory(recording_upstream.port, keepalive_timeout=60.0, keepalive_requests=100)
     reply = await within(QUICK, client.request("POST", f"{nginx.https_url}{EMPTY_CHUNKED}", b"{}", b""))
     assert (reply.status, reply.body, reply.headers["transfer-encoding"]) == (200, b"", "chunked")
@@ -71,7 +71,7 @@ async def test_an_empty_chunked_answer_comes_back_at_once_and_the_connection_goe
 
 
 async def test_an_html_429_ban_page_and_an_html_502_come_back_at_once_as_replies(
-        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: KeepAliveClient) -> None:
+        nginx_factory: NginxFactory, recording_upstream: RecordingUpstream, client: HttpClient) -> None:
     """Cloudflare's ban page and nginx's own 502 carry no JSON and no X-RateLimit headers: the client
     returns them as they are, for the caller to read the status and Retry-After."""
     nginx = nginx_factory(recording_upstream.port)

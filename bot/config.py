@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from bot.discord_ui.transport.http import IDLE_EXPIRY
+
 
 class ConfigError(Exception):
     """A setting is missing or malformed; the message is the one line the operator sees."""
@@ -56,6 +58,7 @@ class Config:
     api_base: str | None = None  # a REST proxy or a test server instead of Discord's API
     gateway_url: str | None = None
     global_rate: float = TOKEN_GLOBAL_RATE  # counted REST calls a second this process may make
+    idle_expiry: float = IDLE_EXPIRY  # seconds a connection to Discord may idle before it is closed, not reused
 
 
     @classmethod
@@ -88,6 +91,7 @@ class Config:
             api_base=env.get("DISCORD_API_BASE") or None,
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
             global_rate=_global_rate(env, shard_count, shard_ids),
+            idle_expiry=_seconds(env, "DISCORD_IDLE_EXPIRY", IDLE_EXPIRY, 0.1, 3600),
         )
 
 

@@ -28,6 +28,7 @@ import yarl
 from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
 from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
+from bot.discord_ui.transport import HttpClient, RateLimits, Transport
 from bot.service import GameService
 from bot.service.clock import OffsetClock
 from bot.service.coach import CoachService
@@ -73,7 +74,8 @@ def build_client(config: Config, store: Store, runner: DecisionRunner) -> Spades
     )
     client: SpadesBot
     common: dict[str, Any] = {"dev_guild_id": config.dev_guild_id, "channel_lost_timeout": config.channel_lost_timeout,
-              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate}
+              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate,
+              "transport": Transport(RateLimits(), HttpClient(idle_expiry=config.idle_expiry))}
     if config.shard_count is not None:
         client = ShardedSpadesBot(service, shard_count=config.shard_count, shard_ids=list(config.shard_ids or ()),
                                   sync_commands=0 in (config.shard_ids or ()), **common)

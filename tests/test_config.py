@@ -25,6 +25,7 @@ BASE = {"DISCORD_TOKEN": "t"}
     ({"DISCORD_GLOBAL_RATE": "0"}, "DISCORD_GLOBAL_RATE must be requests per second from 1 to 10000"),
     ({"DISCORD_GLOBAL_RATE": "fast"}, "DISCORD_GLOBAL_RATE must be requests per second"),
     ({"DISCORD_GLOBAL_RATE": "inf"}, "DISCORD_GLOBAL_RATE must be requests per second"),
+    ({"DISCORD_IDLE_EXPIRY": "0"}, "DISCORD_IDLE_EXPIRY must be between 0.1 and 3600 seconds"),
 ])
 def test_a_mistake_is_one_line_that_names_the_setting(env: dict[str, str], said: str) -> None:
     with pytest.raises(ConfigError, match=said) as refused:
@@ -50,3 +51,8 @@ def test_shard_processes_split_the_tokens_global_budget_unless_told_otherwise() 
     # Behind a REST proxy that pools the token's budget, each process is given its rate.
     assert Config.from_env({**postgres, "SHARD_COUNT": "2", "SHARD_IDS": "1", "DISCORD_GLOBAL_RATE": "50"}
                            ).global_rate == 50
+
+
+def test_kept_connections_expire_after_15_idle_seconds_unless_told_otherwise() -> None:
+    assert Config.from_env(BASE).idle_expiry == 15.0
+    assert Config.from_env({**BASE, "DISCORD_IDLE_EXPIRY": "2.5"}).idle_expiry == 2.5

@@ -101,7 +101,7 @@ class SpadesBot(discord.Client):
 
     async def login(self, token: str) -> None:
         """discord.py's own calls share the transport's state (and its idle expiry) from the first."""
-        discordpy.attach(self.http, self.publisher.limits)
+        discordpy.attach(self.http, self.publisher.transport)
         await super().login(token)
 
     async def setup_hook(self) -> None:

@@ -88,10 +88,10 @@ class Publisher:
         self._desks: dict[str, Desk] = {}
         self._channels: dict[int, str] = {}  # channel id -> game id, for counting what buries a table
         self.webhooks = FreshWebhooks()  # the channels' newest interactions, for what they may carry
-        transport = transport or Transport(RateLimits())
-        self.limits = transport.limits  # the token's one rate-limit state
+        self.transport = transport or Transport(RateLimits())
+        self.limits = self.transport.limits  # the token's one rate-limit state
         self.pace = WebhookPace(self.limits)  # edits through each interaction's webhook, by its bucket
-        self.edits = edits or FastEdits(transport, lambda: client.http.token)  # without discord.py
+        self.edits = edits or FastEdits(self.transport, lambda: client.http.token)  # without discord.py
         self.dms = HandDMs(client, self.budget, self.edits, self._say, games.view_for)
 
     # The service calls this with the game's lock held: only enqueue, never wait.

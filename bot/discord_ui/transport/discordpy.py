@@ -12,17 +12,16 @@ from types import SimpleNamespace
 import aiohttp
 import discord
 
-from bot.discord_ui.transport import USER_AGENT, route_key
+from bot.discord_ui.transport import USER_AGENT, Transport, route_key
 from bot.discord_ui.transport.errors import Held
-from bot.discord_ui.transport.http import IDLE_EXPIRY
 from bot.discord_ui.transport.limits import RateLimits
 
 
-def attach(http: discord.http.HTTPClient, limits: RateLimits) -> None:
+def attach(http: discord.http.HTTPClient, transport: Transport) -> None:
     """Before discord.py logs in (it opens its session then, with these)."""
     http.user_agent = USER_AGENT
-    http.connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=IDLE_EXPIRY)
-    http.http_trace = trace(limits)
+    http.connector = aiohttp.TCPConnector(limit=0, keepalive_timeout=transport.http.idle_expiry)
+    http.http_trace = trace(transport.limits)
 
 
 def trace(limits: RateLimits) -> aiohttp.TraceConfig:

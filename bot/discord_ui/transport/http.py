@@ -241,7 +241,7 @@ class HttpClient:
                  idle_expiry: float = IDLE_EXPIRY) -> None:
         self._timeout = timeout
         self._tls = tls
-        self._idle_expiry = idle_expiry
+        self.idle_expiry = idle_expiry
         self._origins: dict[str, tuple[_Pool, bytes]] = {}  # "https://host:port" -> its pool, Host line
 
     async def request(self, method: str, url: str, body: bytes, headers: bytes, *,
@@ -296,7 +296,7 @@ class HttpClient:
             if parts.scheme not in ("http", "https") or not parts.hostname:
                 raise ValueError(f"not an http(s) URL: {url}")
             tls = (self._tls or ssl.create_default_context()) if parts.scheme == "https" else None
-            pool = _Pool(parts.hostname, parts.port or (443 if tls is not None else 80), tls, self._idle_expiry)
+            pool = _Pool(parts.hostname, parts.port or (443 if tls is not None else 80), tls, self.idle_expiry)
             known = self._origins[origin] = (pool, b"Host: %s\r\n" % parts.netloc.encode("idna"))
         pool, host_line = known
         return pool, path, host_line

@@ -48,6 +48,7 @@ from .models import (
     utcnow,
 )
 from .ratelimits import OTHER, ROUTE_LIMITS, Call, RateLimiter, RouteLimit, Storm, kind_of
+from .spec import Miss, Operation, discord_spec
 from .transcript import messages_seen, render_transcript
 from .validation import (
     Problems,
@@ -57,6 +58,7 @@ from .validation import (
     validate_message,
     validate_modal,
     validate_nonce,
+    validate_token_auth,
 )
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,8 @@ class Req:
     body: Any
     files: dict[int, Upload]
     record: RequestRecord
+    operation: Operation  # the operation of Discord's spec this request calls
+    path_values: list[str]  # the values of that operation's path template, in order
 
 
 Handler = Callable[[Req], Awaitable[web.Response]]
@@ -303,6 +307,7 @@ class FakeDiscord:
         self._changed = asyncio.Event()
         self._resume_baseline = 0
         self._runner: web.AppRunner | None = None
+        self.spec = discord_spec()  # Discord's OpenAPI spec: every request is checked against it
         self.max_active_threads = 1000  # per server, as Discord's limit
         self.port = 0
         self._register_routes()
@@ -1586,6 +1591,13 @@ class FakeDiscord:
         return response
 
     async def _handle_api(self, request: web.Request, method: str, path: str, record: RequestRecord) -> web.Response:
+        found = self.spec.operation(method, path)
+        if isinstance(found, Miss):
+            self.limits.calls[OTHER] += 1
+            what = f"{found.message} (not in Discord's API specification)"
+            self.record_error("route", what, method=method, path=path)
+            return _json_response({"message": found.message, "code": 0}, found.status)
+        operation, path_values = found
         route, params = self._match(method, path)
         if route is None:
             self.limits.calls[OTHER] += 1
@@ -1600,7 +1612,8 @@ class FakeDiscord:
             return _json_response({"message": "401: Unauthorized", "code": 0}, 401)
         if refused is not None:
             return refused
-        response = await self._serve(request, route, Req(method, path, params, request.query, None, {}, record))
+        req = Req(method, path, params, request.query, None, {}, record, operation, path_values)
+        response = await self._serve(request, route, req)
         if response.status >= 500:
             self.limits.refund(call)
         else:
@@ -1614,6 +1627,9 @@ class FakeDiscord:
         except ValueError as exc:
             return self._error(req, 400, 50109, f"The request body contains invalid JSON: {exc}", record=True)
         record.body = req.body
+        problems = self._check_against_spec(request, req)
+        if problems:
+            return self._invalid_form(req, problems)
         failure = self._take_failure(method, path)
         if failure is not None:
             return _json_response({"message": failure.message, "code": failure.code}, failure.status)
@@ -1623,6 +1639,13 @@ class FakeDiscord:
             # 400, not 500: discord.py retries 5xx with multi-second sleeps.
             self.record_error("fake", f"handler crashed: {exc!r}\n{traceback.format_exc()}", method=method, path=path)
             return _json_response({"message": f"fake discord crashed: {exc!r}", "code": 0}, 400)
+
+    def _check_against_spec(self, request: web.Request, req: Req) -> Problems:
+        """Parameters and body against Discord's spec, and the token routes' no-bot-token rule."""
+        problems = validate_token_auth(req.operation.template, request.headers.get("Authorization"))
+        content_type = request.content_type if request.can_read_body else "application/json"
+        problems += self.spec.check(req.operation, req.path_values, req.query, req.body, content_type)
+        return problems
 
     async def _outside_api(self, request: web.Request) -> web.StreamResponse:
         self.record_error("route", "request outside /api/v10", method=request.method, path=request.path)

@@ -46,6 +46,10 @@ def _discord_in_practice(document: dict[str, Any]) -> dict[str, Any]:
     #    (e.g. `allowed_mentions.users`, `message_reference.message_id`).
     snowflake = schemas["SnowflakeType"]
     schemas["SnowflakeType"] = {"anyOf": [snowflake, {"type": "integer", "minimum": 0}]}
+    # 2. Channel type 16 (GUILD_MEDIA) is documented but missing from this file's ChannelTypes
+    #    (the repository's preview spec has it); discord.py lists it in the `channel_types` of a
+    #    channel option typed as any guild channel, so a command sync names it.
+    schemas["ChannelTypes"]["oneOf"].append({"title": "GUILD_MEDIA", "const": 16})
     return document
 
 
@@ -273,9 +277,15 @@ def _check_value(param: Parameter, value: Any) -> Problems:
 
 
 def _leaves(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
-    """The most relevant cause of each error (inside anyOf/oneOf, the branch that came closest)."""
+    """The most relevant cause of each error: inside an anyOf/oneOf, the branch that got furthest.
+
+    `best_match` stops at a union whose branches fail equally (webhook messages are "create or
+    update"); there the deepest failure is the one that names the field.
+    """
     for error in errors:
         leaf = best_match([error])
+        while leaf is not None and leaf.context:
+            leaf = max(leaf.context, key=lambda e: len(e.absolute_path))
         if leaf is not None:
             yield leaf
 

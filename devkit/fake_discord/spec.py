@@ -285,9 +285,14 @@ def _leaves(errors: Iterable[ValidationError]) -> Iterator[ValidationError]:
     for error in errors:
         leaf = best_match([error])
         while leaf is not None and leaf.context:
-            leaf = max(leaf.context, key=lambda e: len(e.absolute_path))
+            leaf = max(leaf.context, key=_depth)
         if leaf is not None:
             yield leaf
+
+
+def _depth(error: ValidationError) -> tuple[int, bool]:
+    """How far a union's branch got; at a tie, not the `null` branch of "null or X"."""
+    return len(error.absolute_path), not (error.validator == "type" and error.validator_value == "null")
 
 
 def _shorten(text: str, limit: int) -> str:

@@ -221,6 +221,13 @@ async def test_the_requests_the_bot_sends_are_accepted(world: World) -> None:
     )
     assert edited.status == 200, edited.body
     assert (await world.call("POST", f"/channels/{channel.id}/typing")).status == 204
+    at_the_limits = {  # every documented limit reached, none passed
+        "content": "x" * 2000,
+        "components": [row(*(button(f"{r}{c}" + "c" * 98, "l" * 80) for c in range(5))) for r in range(5)],
+    }
+    assert (await world.call("POST", f"/channels/{channel.id}/messages", at_the_limits)).status == 200
+    forty = await world.call("POST", f"/channels/{channel.id}/messages", {"flags": V2, "components": v2_container(39)})
+    assert forty.status == 200, forty.body
     assert (
         await world.call("PUT", f"/channels/{channel.id}/messages/{posted.body['id']}/reactions/%F0%9F%82%A1/@me")
     ).status == 204

@@ -1606,7 +1606,8 @@ class FakeDiscord:
         route, params = self._match(method, path)
         if route is None:
             self.limits.calls[OTHER] += 1
-            self.record_error("route", "no such route in the fake (unknown to Discord?)", method=method, path=path)
+            what = f"Discord has this route ({operation.operation_id}); the fake does not serve it"
+            self.record_error("route", what, method=method, path=path)
             return _json_response({"message": "404: Not Found", "code": 0}, 404)
         record.template = route.template
         call = self._call(method, path, route, params)

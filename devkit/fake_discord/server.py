@@ -159,7 +159,7 @@ class Req:
     files: dict[int, Upload]
     record: RequestRecord
     operation: Operation  # the operation of Discord's spec this request calls
-    path_values: list[str]  # the values of that operation's path template, in order
+    path_values: dict[str, str]  # that operation's path parameters by their names in the spec
 
 
 Handler = Callable[[Req], Awaitable[web.Response]]

@@ -177,7 +177,7 @@ class DiscordSpec:
         routes: list[tuple[int, str, re.Pattern[str], dict[str, Operation]]] = []
         for template, item in self.document["paths"].items():
             segments = template.strip("/").split("/")
-            regex = "^/" + "/".join("([^/]+)" if _PARAM.match(s) else re.escape(s) for s in segments) + "$"
+            regex = "^/" + "/".join(_segment_regex(s) for s in segments) + "$"
             literals = sum(1 for s in segments if not _PARAM.match(s))
             operations = {
                 method.upper(): self._operation(template, method, item, item[method])
@@ -209,8 +209,8 @@ class DiscordSpec:
             bool(body.get("required")),
         )
 
-    def operation(self, method: str, path: str) -> tuple[Operation, list[str]] | Miss:
-        """The operation serving `method path` and its path values, or Discord's 404/405."""
+    def operation(self, method: str, path: str) -> tuple[Operation, dict[str, str]] | Miss:
+        """The operation serving `method path` and its path values by name, or Discord's 404/405."""
         for regex, operations in self._routes:
             found = regex.match(path)
             if found is None:
@@ -218,7 +218,7 @@ class DiscordSpec:
             op = operations.get(method)
             if op is None:
                 return Miss(405, "405: Method Not Allowed")
-            return op, list(found.groups())
+            return op, found.groupdict()
         return Miss(404, "404: Not Found")
 
     def _body_validator(self, op: Operation, content_type: str) -> Any:
@@ -230,17 +230,16 @@ class DiscordSpec:
     def check(
         self,
         op: Operation,
-        path_values: list[str],
+        path_values: Mapping[str, str],
         query: Mapping[str, str],
         body: Any,
         content_type: str,
     ) -> Problems:
         """Problems with the parameters and body, as `(dotted.path, message)` like validation.py's."""
         problems: Problems = []
-        values = iter(path_values)
         for param in op.parameters:
             if param.location == "path":
-                problems.extend(_check_value(param, _coerce(param.schema, next(values))))
+                problems.extend(_check_value(param, _coerce(param.schema, path_values[param.name])))
             elif param.name in query:
                 problems.extend(_check_value(param, _coerce(param.schema, query[param.name])))
             elif param.required:
@@ -256,6 +255,11 @@ class DiscordSpec:
             return [*problems, ("", f"Content-Type {content_type!r} is not accepted here.")]
         problems.extend(_problems(self._body_validator(op, kind).iter_errors(body)))
         return problems
+
+
+def _segment_regex(segment: str) -> str:
+    """A template segment: `{name}` captures one path segment as `name`, anything else is literal."""
+    return f"(?P<{segment[1:-1]}>[^/]+)" if _PARAM.match(segment) else re.escape(segment)
 
 
 def _coerce(schema: JSONSchema, raw: str) -> Any:

@@ -48,6 +48,7 @@ from .models import (
     utcnow,
 )
 from .ratelimits import OTHER, ROUTE_LIMITS, Call, RateLimiter, RouteLimit, Storm, kind_of
+from .spec import Miss, Operation, discord_spec
 from .transcript import messages_seen, render_transcript
 from .validation import (
     Problems,
@@ -57,6 +58,7 @@ from .validation import (
     validate_message,
     validate_modal,
     validate_nonce,
+    validate_token_auth,
 )
 
 log = logging.getLogger(__name__)
@@ -156,6 +158,8 @@ class Req:
     body: Any
     files: dict[int, Upload]
     record: RequestRecord
+    operation: Operation  # the operation of Discord's spec this request calls
+    path_values: dict[str, str]  # that operation's path parameters by their names in the spec
 
 
 Handler = Callable[[Req], Awaitable[web.Response]]
@@ -305,6 +309,9 @@ class FakeDiscord:
         self._changed = asyncio.Event()
         self._resume_baseline = 0
         self._runner: web.AppRunner | None = None
+        self.spec = discord_spec()  # Discord's OpenAPI spec: every request is checked against it
+        self.spec_checks = 0  # requests checked against it, and the seconds that took (its cost)
+        self.spec_seconds = 0.0
         self.max_active_threads = 1000  # per server, as Discord's limit
         self.port = 0
         self._register_routes()
@@ -340,6 +347,9 @@ class FakeDiscord:
         self.port = int(address[1])
 
     async def stop(self) -> None:
+        if self.spec_checks:
+            mean_ms = 1000 * self.spec_seconds / self.spec_checks
+            log.info("checked %d requests against Discord's spec: %.3f ms each", self.spec_checks, mean_ms)
         await self.gateway.close_all()
         if self._runner is not None:
             await self._runner.cleanup()
@@ -1600,10 +1610,18 @@ class FakeDiscord:
                 self._ban_seconds))}, text="<!DOCTYPE html><html><head><title>Access denied | discord.com used "
                                            "Cloudflare to restrict access</title></head><body>Error 1015: You are "
                                            "being rate limited.</body></html>")
+        found = self.spec.operation(method, path)
+        if isinstance(found, Miss):
+            self.limits.calls[OTHER] += 1
+            what = f"{found.message} (not in Discord's API specification)"
+            self.record_error("route", what, method=method, path=path)
+            return _json_response({"message": found.message, "code": 0}, found.status)
+        operation, path_values = found
         route, params = self._match(method, path)
         if route is None:
             self.limits.calls[OTHER] += 1
-            self.record_error("route", "no such route in the fake (unknown to Discord?)", method=method, path=path)
+            what = f"Discord has this route ({operation.operation_id}); the fake does not serve it"
+            self.record_error("route", what, method=method, path=path)
             return _json_response({"message": "404: Not Found", "code": 0}, 404)
         record.template = route.template
         call = self._call(method, path, route, params)
@@ -1614,7 +1632,8 @@ class FakeDiscord:
             return _json_response({"message": "401: Unauthorized", "code": 0}, 401)
         if refused is not None:
             return refused
-        response = await self._serve(request, route, Req(method, path, params, request.query, None, {}, record))
+        req = Req(method, path, params, request.query, None, {}, record, operation, path_values)
+        response = await self._serve(request, route, req)
         if response.status >= 500:
             self.limits.refund(call)
         else:
@@ -1628,6 +1647,9 @@ class FakeDiscord:
         except ValueError as exc:
             return self._error(req, 400, 50109, f"The request body contains invalid JSON: {exc}", record=True)
         record.body = req.body
+        problems = self._check_against_spec(request, req)
+        if problems:
+            return self._invalid_form(req, problems)
         failure = self._take_failure(method, path)
         if failure is not None:
             return _json_response({"message": failure.message, "code": failure.code}, failure.status)
@@ -1637,6 +1659,16 @@ class FakeDiscord:
             # 400, not 500: discord.py retries 5xx with multi-second sleeps.
             self.record_error("fake", f"handler crashed: {exc!r}\n{traceback.format_exc()}", method=method, path=path)
             return _json_response({"message": f"fake discord crashed: {exc!r}", "code": 0}, 400)
+
+    def _check_against_spec(self, request: web.Request, req: Req) -> Problems:
+        """Parameters and body against Discord's spec, and the token routes' no-bot-token rule."""
+        started = time.perf_counter()
+        problems = validate_token_auth(req.operation.template, request.headers.get("Authorization"))
+        content_type = request.content_type if request.can_read_body else "application/json"
+        problems += self.spec.check(req.operation, req.path_values, req.query, req.body, content_type)
+        self.spec_checks += 1
+        self.spec_seconds += time.perf_counter() - started
+        return problems
 
     async def _outside_api(self, request: web.Request) -> web.StreamResponse:
         self.record_error("route", "request outside /api/v10", method=request.method, path=request.path)

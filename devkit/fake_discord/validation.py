@@ -453,6 +453,22 @@ def validate_command(cmd: Any) -> Problems:
     return problems
 
 
+# Discord's spec templates of the calls authenticated by the token in their path, not the bot's.
+TOKEN_ROUTES = ("/webhooks/{webhook_id}/{webhook_token}", "/interactions/{interaction_id}/{interaction_token}/callback")
+
+
+def validate_token_auth(template: str, authorization: str | None) -> Problems:
+    """No bot token on webhook-token calls and interaction callbacks.
+
+    Discord authenticates them by the interaction (or webhook) token in the path and keeps them
+    off the bot's global rate limit; a bot token sent along means the call went through the bot's
+    own HTTP client, the one that also queues behind the bot's global limit.
+    """
+    if authorization is not None and template.startswith(TOKEN_ROUTES):
+        return [("headers.Authorization", f"{template} takes no Authorization header: the token is in the path.")]
+    return []
+
+
 def errors_to_discord(problems: Problems) -> JSON:
     """Nest `(a.b.0, msg)` problems into Discord's `errors` object that discord.py flattens."""
     root: JSON = {}

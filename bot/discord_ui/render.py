@@ -367,7 +367,8 @@ def chart_series(table: TableView) -> tuple[list[str], list[list[int]]]:
 
 
 def cancelled_text(reason: str) -> str:
-    return f"This game was cancelled ({reason}). Nothing counts toward the leaderboard."
+    return (f"This game was cancelled ({reason}). Nothing counts toward the leaderboard for those still "
+            "seated; anyone who left it earlier keeps their loss.")
 
 
 # ------------------------------------------------------------------------------ commands

@@ -23,9 +23,9 @@ from bot.service.context import (
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.inputs import parse_whole_number
 from bot.service.live import LiveGame
-from bot.service.outbox import Outbox
+from bot.service.outbox import Outbox, results
 from bot.service.play import Play
-from bot.service.steps import post_for
+from bot.service.steps import Step, post_for
 from bot.service.timers import Timers
 from bot.store import ChannelBusyError, GameStateError, Seat, StoreError
 
@@ -182,7 +182,7 @@ class Lobby:
             self._context.listener.publish(live, [LobbyChanged()])
 
     async def leave(self, live: LiveGame, user_id: int) -> None:
-        """In the lobby: give up the seat. In a game: a computer player takes the seat over."""
+        """In the lobby: give up the seat. In a game: forfeit it (see `_forfeit`)."""
         async with live.lock:
             seat = live.seat_of(user_id)
             if seat is None:
@@ -200,17 +200,32 @@ class Lobby:
                 self._context.listener.publish(live, [LobbyChanged()])
                 return
             require_playing(live)
-            old = live.seats[seat]
-            replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._context.takeover_level,
-                               left_user_id=old.user_id, left_name=old.name)
-            seats = list(live.seats)
-            seats[seat] = replacement
-            await self._set_seats(live, seats)
-            live.name_seats()
-            if not any(not s.is_bot for s in seats):
-                await self.cancel_locked(live, "every human player left")
-                return
-            self._context.listener.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
+            await self._forfeit(live, seat)
+
+    async def _forfeit(self, live: LiveGame, seat: int) -> None:
+        """A person leaves a running game: a computer player takes the seat and the leaver's loss is
+        saved with it, so it counts whatever becomes of the game. With nobody left to play for, the
+        game ends at once, decided by the score (the last leaver's side last). Lock held."""
+        game = live.game
+        assert game is not None
+        old = live.seats[seat]
+        replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._context.takeover_level,
+                           left_user_id=old.user_id, left_name=old.name)
+        seats = list(live.seats)
+        seats[seat] = replacement
+        with saving("you're still in the game"):
+            await self._store.forfeit_seat(live.game_id, seats, results(live, seats), seat)
+        live.seats = seats
+        live.name_seats()
+        self._context.listener.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
+        if any(not s.is_bot for s in seats):
+            await self._timers.schedule(live)
+            return
+        before = game.event_count
+        game.forfeit(seat)
+        try:
+            await self._play.carry_out(live, Step(before, [], [], game_over=True, timer=None))
+        except SaveFailed:  # the loss is saved; the computer players play the game out instead
             await self._timers.schedule(live)
 
     async def start(self, live: LiveGame, user_id: int) -> None:

@@ -14,7 +14,7 @@ from bot.discord_ui import coach_ui, render
 from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.season_render import board_label, card_picture, season_stats_text
-from bot.discord_ui.views import lobby_view
+from bot.discord_ui.views import agree_cancel_view, lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
@@ -273,11 +273,18 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     async def help(self, interaction: Command) -> None:
         await interaction.response.send_message(render.HELP_TEXT, ephemeral=True)
 
-    @app_commands.command(description="Host or Manage Server: end the game; results do not count")
+    @app_commands.command(description="End the game: the host (the others agree once dealt), Manage Server, "
+                                      "or a tournament's organiser")
     async def cancel(self, interaction: Command) -> None:
-        await interaction.client.service.cancel(_channel_game(interaction), interaction.user.id,
-                                                is_server_manager(interaction))
-        await interaction.response.send_message("Game cancelled.", ephemeral=True)
+        request = await interaction.client.service.cancel(_channel_game(interaction), interaction.user.id,
+                                                          is_server_manager(interaction),
+                                                          display_name(interaction.user))
+        if request is None:
+            await interaction.response.send_message("Game cancelled.", ephemeral=True)
+            return
+        await interaction.response.send_message(
+            render.cancel_request_text(request), view=agree_cancel_view(_channel_game(interaction).game_id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(u) for u in request.asked]))
 
     @app_commands.command(description="Manage Server: this server's defaults for new games")
     @app_commands.describe(mode="default mode", target="default target (50-1000)",

@@ -25,7 +25,7 @@ from bot.engine import (
     display_sorted,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
-from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
+from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 
 MODE_TITLES = {Mode.CUTTHROAT: "Cutthroat", Mode.SOLO: "Solo", Mode.PARTNERS: "Partners"}
 PROVISIONAL_GAMES = 5  # a rating means little before this many games: it is shown as provisional
@@ -364,6 +364,13 @@ def chart_series(table: TableView) -> tuple[list[str], list[list[int]]]:
     scores = [[hand.result.scores[table.side_seats(side)[0]] for side in range(table.sides)]
               for hand in table.hands if hand.result is not None]
     return names, scores
+
+
+def cancel_request_text(request: CancelRequest) -> str:
+    """The host's request to cancel a running game, and who has yet to agree (mentions)."""
+    waiting = " ".join(f"<@{user}>" for user in sorted(request.asked - request.agreed))
+    return (f"The host asks to cancel this game: nothing would count for those still seated. {waiting}: press "
+            f"**Agree to cancel** within a minute if you agree; the game goes on unless everyone does.")
 
 
 def cancelled_text(reason: str) -> str:

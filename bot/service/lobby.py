@@ -22,7 +22,7 @@ from bot.service.context import (
 )
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.inputs import parse_whole_number
-from bot.service.live import LiveGame
+from bot.service.live import CancelRequest, LiveGame
 from bot.service.outbox import Outbox, results
 from bot.service.play import Play
 from bot.service.steps import Step, post_for
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 15, 3600
 MAX_TURN_PING_DELAY = 60
+CANCEL_REQUEST_TIME = 60.0  # seconds the other players have to agree to the host's cancel
 
 
 class Lobby:
@@ -248,13 +249,51 @@ class Lobby:
                 self._timers.retry(live)
                 raise
 
-    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool) -> None:
+    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool, name: str) -> CancelRequest | None:
+        """End the game, with nothing counting for those still seated. Before the deal the host
+        cancels at once; once cards are dealt the other seated people must agree (the request comes
+        back; see `agree_to_cancel`). A member with Manage Server cancels outright. A tournament
+        table is stopped by its organiser (or Manage Server) only, and the tournament decides it."""
         async with live.lock:
             if not live.active:
                 raise Refusal("This game is already over.")
-            if user_id != live.host_id and not is_admin:
+            organiser = self._context.organiser_of(live.game_id)
+            if organiser is not None:
+                if user_id != organiser and not is_admin:
+                    raise Refusal("This is a tournament table: only the tournament's organiser or a member "
+                                  "with Manage Server can stop it.")
+                await self.cancel_locked(live, f"stopped by {name}: the tournament decides it by the score now")
+                return None
+            if is_admin:
+                await self.cancel_locked(live, f"cancelled by {name}, who manages this server")
+                return None
+            if user_id != live.host_id:
                 raise Refusal("Only the host or a member with Manage Server can cancel the game.")
-            await self.cancel_locked(live, "cancelled by a player")
+            asked = frozenset(s.user_id for s in live.seats if s.user_id is not None and s.user_id != user_id)
+            if live.game is None or not asked:
+                await self.cancel_locked(live, "cancelled by the host")
+                return None
+            request = CancelRequest(user_id, asked, self._context.clock.now() + CANCEL_REQUEST_TIME)
+            live.cancel_request = request
+            return request
+
+    async def agree_to_cancel(self, live: LiveGame, user_id: int) -> CancelRequest | None:
+        """A seated person agrees to the host's request; the last agreement cancels the game
+        (None comes back), until then the request does."""
+        async with live.lock:
+            request = live.cancel_request
+            if not live.active or request is None or self._context.clock.now() > request.until:
+                raise Refusal("No request to cancel this game is waiting (one lasts a minute; the host can "
+                              "ask again with /spades cancel).")
+            if user_id not in request.asked:
+                raise Refusal("Only the other people seated in this game are asked to agree.")
+            if user_id in request.agreed:
+                raise Refusal("You've already agreed; waiting for the others.")
+            request.agreed.add(user_id)
+            if request.agreed != request.asked:
+                return request
+            await self.cancel_locked(live, "cancelled by the host, with every player's agreement")
+            return None
 
     async def cancel_for(self, live: LiveGame, reason: str) -> None:
         """Cancel for a reason outside the game (its channel was deleted, access was lost for good)."""
@@ -269,6 +308,7 @@ class Lobby:
         await self.cancel_locked(live, f"nobody started it within {minutes} minutes")
 
     async def cancel_locked(self, live: LiveGame, reason: str) -> None:
+        live.cancel_request = None
         cancelled = GameCancelled(reason)
         notice = post_for(cancelled)
         assert notice is not None

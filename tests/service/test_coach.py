@@ -80,7 +80,7 @@ async def test_hints_are_refused_in_plain_words(harness: Harness) -> None:
     assert game is not None and game.turn is not None
     with pytest.raises(Refusal, match="Hints are off in games among people only"):
         await coaching.hint(rated, user_at(rated, game.turn))
-    await service.cancel(rated, ALICE, is_admin=False)
+    await service.cancel(rated, ALICE, is_admin=True, name="alice")
     opted_in = await three_player_game(service, hints="on")
     game = opted_in.game
     assert game is not None and game.turn is not None
@@ -90,7 +90,7 @@ async def test_hints_are_refused_in_plain_words(harness: Harness) -> None:
     await service.update_settings(GUILD, {"hints": "off"})
     with pytest.raises(Refusal, match="Hints are turned off on this server"):
         await coaching.hint(opted_in, user_at(opted_in, game.turn))
-    await service.cancel(opted_in, ALICE, is_admin=False)
+    await service.cancel(opted_in, ALICE, is_admin=True, name="alice")
     with_bots = await game_with_bots(service)  # the server's default now opens games with hints=off
     with pytest.raises(Refusal, match=r"Hints are off in this game \(it was opened with hints=off\)"):
         await coaching.hint(with_bots, ALICE)

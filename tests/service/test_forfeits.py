@@ -68,7 +68,7 @@ async def test_a_cancel_after_a_leave_and_a_restart_keep_the_leavers_loss(harnes
     service = await harness.boot()
     resumed = service.game_in_channel(CHANNEL)
     assert resumed is not None and seat is not None and resumed.seats[seat].left_user_id == BOB
-    await service.cancel(resumed, ALICE, is_admin=True)
+    await service.cancel(resumed, ALICE, is_admin=True, name="alice")
     assert resumed.status == "cancelled"
     bob = await harness.store.player_stats(GUILD, BOB)
     alice = await harness.store.player_stats(GUILD, ALICE)

@@ -262,7 +262,7 @@ class Lobby:
                 if user_id != organiser and not is_admin:
                     raise Refusal("This is a tournament table: only the tournament's organiser or a member "
                                   "with Manage Server can stop it.")
-                await self.cancel_locked(live, f"stopped by {name}: the tournament decides it by the score now")
+                await self.cancel_locked(live, f"stopped by {name}; it is decided by the score at that moment")
                 return None
             if is_admin:
                 await self.cancel_locked(live, f"cancelled by {name}, who manages this server")

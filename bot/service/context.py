@@ -9,7 +9,7 @@ import contextlib
 import logging
 import random
 import secrets
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -73,8 +73,6 @@ class Context:
     takeover_level: str = "random"  # who plays for a person who left or whose time ran out
     channels: dict[int, LiveGame] = field(default_factory=dict)
     games: dict[str, LiveGame] = field(default_factory=dict)
-    # The organiser of the tournament a game is a table of (None: not a tournament table).
-    organiser_of: Callable[[str], int | None] = lambda game_id: None
 
     def register(self, live: LiveGame) -> None:
         self.games[live.game_id] = live

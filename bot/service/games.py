@@ -17,7 +17,7 @@ changes it is told about.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bot.engine import Card, RecordView, SeatView
@@ -171,11 +171,6 @@ class GameService:
 
     async def agree_to_cancel(self, live: LiveGame, user_id: int) -> CancelRequest | None:
         return await self._lobby.agree_to_cancel(live, user_id)
-
-    def set_table_organisers(self, organiser_of: Callable[[str], int | None]) -> None:
-        """How to tell a tournament's table (and its organiser) from its game id: the tournament
-        service says, once it is composed."""
-        self._context.organiser_of = organiser_of
 
     async def cancel_for(self, live: LiveGame, reason: str) -> None:
         await self._lobby.cancel_for(live, reason)

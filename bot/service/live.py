@@ -44,6 +44,8 @@ class LiveGame:
     timer: Alarm | None = None
     ping_timer: Alarm | None = None
     cancel_request: CancelRequest | None = None
+    # A tournament's table: its organiser (only they, or Manage Server, may stop it; no hints).
+    organiser_id: int | None = None
     save_failures: int = 0  # in a row: how long to wait before retrying what a failed save left undone
     # The public snapshot last built, with the game, the event count and the names it was built from.
     _public: tuple[Game, int, tuple[str, ...], TableView] | None = field(default=None, init=False, repr=False)

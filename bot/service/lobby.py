@@ -95,6 +95,8 @@ class Lobby:
                 game_mode = Mode.parse(mode or defaults.get("mode", "cutthroat"))
                 rules = Rules.from_options(defaults.get("rules", {}))
                 rules = Rules.from_options(dict(options or {}), base=rules)
+                if defaults.get("rules", {}).get("hints") == "off":  # the server's off is final
+                    rules = Rules.from_options({"hints": "off"}, base=rules)
                 rules.check_mode(game_mode)
             except EngineError as error:
                 raise Refusal(str(error)) from None
@@ -257,9 +259,8 @@ class Lobby:
         async with live.lock:
             if not live.active:
                 raise Refusal("This game is already over.")
-            organiser = self._context.organiser_of(live.game_id)
-            if organiser is not None:
-                if user_id != organiser and not is_admin:
+            if live.organiser_id is not None:
+                if user_id != live.organiser_id and not is_admin:
                     raise Refusal("This is a tournament table: only the tournament's organiser or a member "
                                   "with Manage Server can stop it.")
                 await self.cancel_locked(live, f"stopped by {name}; it is decided by the score at that moment")

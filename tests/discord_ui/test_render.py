@@ -209,6 +209,19 @@ def test_lobby_and_hand_text() -> None:
     assert render.hand_text([parse_card(c) for c in ("AS", "2S", "10H", "3C", "KD")]) == "♠ A 2 · ♥ 10 · ♣ 3 · ♦ K"
 
 
+def test_the_lobby_says_whether_hints_will_actually_be_offered() -> None:
+    people = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    people.status = "lobby"
+    text = render.lobby_text(people)
+    assert "hints=on" not in text and "No hints in a game among people only" in text
+    with_computer = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    with_computer.status = "lobby"
+    with_computer.seats[2] = Seat(2, "Bot 1 (easy)", bot_level="easy")
+    assert "Hints: on" in render.lobby_text(with_computer)
+    with_computer.organiser_id = 100
+    assert "No hints at a tournament table" in render.lobby_text(with_computer)
+
+
 def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> None:
     cutthroat = render.rules_text(Mode.CUTTHROAT, Rules(), "Rules")
     partners = render.rules_text(Mode.PARTNERS, Rules(), "Rules")

@@ -42,12 +42,6 @@ class TournamentService:
         self._tables = Tables(self._context)
         self._rounds = Rounds(self._context, self._outbox, self._tables)
         self._roster = Roster(self._context, self._outbox, self._tables, self._rounds)
-        games.set_table_organisers(self._organiser_of)
-
-    def _organiser_of(self, game_id: str) -> int | None:
-        """A table's game's tournament organiser: only they (or Manage Server) may stop it."""
-        live = self._context.by_game.get(game_id)
-        return None if live is None else live.organiser_id
 
     @property
     def round_pause(self) -> float:
@@ -57,7 +51,7 @@ class TournamentService:
     # ------------------------------------------------------------------ start-up and shutdown
     async def recover(self) -> None:
         """Run after the game service recovered its games, so the tables' games are running again."""
-        await recovery.recover(self._context, self._outbox, self._rounds)
+        await recovery.recover(self._context, self._outbox, self._rounds, self._tables)
 
     async def close(self) -> None:
         await self._context.close()

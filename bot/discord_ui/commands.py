@@ -72,7 +72,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         mercy="end the game when someone drops to minus this (0 = off)",
         leftover="cutthroat: set aside the last card or the 2 of clubs",
         jokers="cutthroat: add both jokers as the top spades (18 cards each)",
-        hints="the Hint button: auto (on with a computer player at the table), on, or off",
+        hints="the Hint button: on or auto (only with a computer player, never in tournaments), or off",
     )
     async def new(
         self, interaction: Command,
@@ -119,8 +119,11 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @app_commands.command(description="Leave the game (once it runs, a computer player takes your seat)")
     async def leave(self, interaction: Command) -> None:
-        await interaction.client.service.leave(_channel_game(interaction), interaction.user.id)
-        await interaction.response.send_message("You left the game.", ephemeral=True)
+        live = _channel_game(interaction)
+        running = live.status == "playing"
+        await interaction.client.service.leave(live, interaction.user.id)
+        await interaction.response.send_message(
+            "You left the game: it counts as a loss for you." if running else "You left the game.", ephemeral=True)
 
     @app_commands.command(description="Host: fill a seat with a computer player")
     @app_commands.describe(level="how strong the computer player is")

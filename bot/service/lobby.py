@@ -268,7 +268,7 @@ class Lobby:
             if is_admin:
                 await self.cancel_locked(live, f"cancelled by {name}, who manages this server")
                 return None
-            if user_id != live.host_id:
+            if user_id != live.host_id or live.seat_of(user_id) is None:  # a host who left is no longer one
                 raise Refusal("Only the host or a member with Manage Server can cancel the game.")
             asked = frozenset(s.user_id for s in live.seats if s.user_id is not None and s.user_id != user_id)
             if live.game is None or not asked:

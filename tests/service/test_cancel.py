@@ -62,3 +62,12 @@ async def test_a_tournament_table_is_stopped_by_its_organiser_only(harness: Harn
     assert await service.cancel(live, DAVE, is_admin=False, name="dave") is None
     assert live.status == "cancelled"
     assert harness.recorder.of(GameCancelled)[-1].reason.startswith("stopped by dave")
+
+
+async def test_a_host_who_left_can_no_longer_cancel(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await three_player_game(service)
+    await service.leave(live, ALICE)
+    with pytest.raises(Refusal, match="Only the host or a member with Manage Server"):
+        await service.cancel(live, ALICE, is_admin=False, name="alice")
+    assert live.status == "playing" and live.cancel_request is None

@@ -64,3 +64,19 @@ async def test_people_who_both_leave_a_table_are_placed_below_its_computer(harne
     while second.status == "playing":
         await harness.play(live)
     assert harness.host.kinds() == [PODIUM]
+
+
+async def test_after_a_restart_a_tables_host_still_cannot_stop_it(harness: Harness) -> None:
+    service = await harness.boot()
+    live = await harness.open(rounds=1)
+    await service.start(live)
+    await harness.play(live, moves=2)
+    await harness.crash()
+    service = await harness.boot()
+    resumed = service.in_channel(live.channel_id)
+    assert resumed is not None
+    [game] = harness.round_games(resumed)
+    assert game.host_id is not None and game.organiser_id == ORGANISER
+    with pytest.raises(Refusal, match="only the tournament's organiser"):
+        await harness.games.cancel(game, game.host_id, is_admin=False, name=PLAYERS[game.host_id])
+    assert game.status == "playing"

@@ -203,6 +203,8 @@ class Lobby:
                 self._context.listener.publish(live, [LobbyChanged()])
                 return
             require_playing(live)
+            if live.game is None or live.game.is_over:  # over, its result being saved: nothing to forfeit
+                raise Refusal("This game is over.")
             await self._forfeit(live, seat)
 
     async def _forfeit(self, live: LiveGame, seat: int) -> None:

@@ -14,7 +14,7 @@ from bot.discord_ui import coach_ui, render
 from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.season_render import board_label, card_picture, season_stats_text
-from bot.discord_ui.views import lobby_view
+from bot.discord_ui.views import agree_cancel_view, lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
@@ -72,7 +72,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         mercy="end the game when someone drops to minus this (0 = off)",
         leftover="cutthroat: set aside the last card or the 2 of clubs",
         jokers="cutthroat: add both jokers as the top spades (18 cards each)",
-        hints="the Hint button: auto (on with a computer player at the table), on, or off",
+        hints="the Hint button: on or auto (only with a computer player, never in tournaments), or off",
     )
     async def new(
         self, interaction: Command,
@@ -119,8 +119,11 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @app_commands.command(description="Leave the game (once it runs, a computer player takes your seat)")
     async def leave(self, interaction: Command) -> None:
-        await interaction.client.service.leave(_channel_game(interaction), interaction.user.id)
-        await interaction.response.send_message("You left the game.", ephemeral=True)
+        live = _channel_game(interaction)
+        running = live.status == "playing"
+        await interaction.client.service.leave(live, interaction.user.id)
+        await interaction.response.send_message(
+            "You left the game: it counts as a loss for you." if running else "You left the game.", ephemeral=True)
 
     @app_commands.command(description="Host: fill a seat with a computer player")
     @app_commands.describe(level="how strong the computer player is")
@@ -273,11 +276,18 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     async def help(self, interaction: Command) -> None:
         await interaction.response.send_message(render.HELP_TEXT, ephemeral=True)
 
-    @app_commands.command(description="Host or Manage Server: end the game; results do not count")
+    @app_commands.command(description="End the game: the host (the others agree once dealt), Manage Server, "
+                                      "or a tournament's organiser")
     async def cancel(self, interaction: Command) -> None:
-        await interaction.client.service.cancel(_channel_game(interaction), interaction.user.id,
-                                                is_server_manager(interaction))
-        await interaction.response.send_message("Game cancelled.", ephemeral=True)
+        request = await interaction.client.service.cancel(_channel_game(interaction), interaction.user.id,
+                                                          is_server_manager(interaction),
+                                                          display_name(interaction.user))
+        if request is None:
+            await interaction.response.send_message("Game cancelled.", ephemeral=True)
+            return
+        await interaction.response.send_message(
+            render.cancel_request_text(request), view=agree_cancel_view(_channel_game(interaction).game_id),
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(u) for u in request.asked]))
 
     @app_commands.command(description="Manage Server: this server's defaults for new games")
     @app_commands.describe(mode="default mode", target="default target (50-1000)",

@@ -61,7 +61,7 @@ class Handlers:
             elif action == "start":
                 await self.service.start(live, user.id)
             else:
-                await self.service.cancel(live, user.id, is_server_manager(interaction))
+                await self.service.cancel(live, user.id, is_server_manager(interaction), display_name(user))
             await interaction.response.edit_message(content=render.lobby_text(live), view=lobby_view(live))
             self.publisher.lobby_shown(live, interaction)
         except Exception as error:
@@ -133,6 +133,18 @@ class Handlers:
             else:
                 started = "It has started!" if live.status == "playing" else "Waiting for the others."
                 await self.publisher.edits.say(interaction, f"You're in the rematch. {started}")
+        except Exception as error:
+            await report_error(interaction, error)
+
+    async def agree_to_cancel(self, interaction: Click, game_id: str) -> None:
+        """**Agree to cancel** under the host's request: the request shows who is still to agree."""
+        try:
+            live = self._game(interaction, game_id)
+            request = await self.service.agree_to_cancel(live, interaction.user.id)
+            if request is None:
+                await interaction.response.edit_message(content="Everyone agreed: the game is cancelled.", view=None)
+            else:
+                await interaction.response.edit_message(content=render.cancel_request_text(request))
         except Exception as error:
             await report_error(interaction, error)
 

@@ -25,7 +25,8 @@ from bot.engine import (
     display_sorted,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
-from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
+from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
+from bot.service.coach import hints_refusal
 
 MODE_TITLES = {Mode.CUTTHROAT: "Cutthroat", Mode.SOLO: "Solo", Mode.PARTNERS: "Partners"}
 PROVISIONAL_GAMES = 5  # a rating means little before this many games: it is shown as provisional
@@ -82,6 +83,7 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
     footer: a game's rules never change, and working them out took 9 µs)."""
     changed = rules.changed()
     changed.pop("target", None)
+    changed.pop("hints", None)  # not a rule of play; the lobby says what applies (`hints_text`)
     if mode is not None:
         changed = {k: v for k, v in changed.items() if k not in MODE_ONLY or k in MODE_OPTIONS[mode]}
     if not changed:
@@ -123,6 +125,12 @@ def last_trick_text(names: Sequence[str], trick: TrickLog) -> str:
 
 
 # ---------------------------------------------------------------------------------- lobby
+def hints_text(live: LiveGame) -> str:
+    """Whether this game will offer hints, as it is seated now (what the lobby promises is what applies)."""
+    refusal = hints_refusal(live)
+    return "💡 Hints: on (the **Hint** button on your turn)." if refusal is None else f"💡 {refusal}"
+
+
 def lobby_text(live: LiveGame) -> str:
     seats = []
     for i, s in enumerate(live.seats):
@@ -134,6 +142,7 @@ def lobby_text(live: LiveGame) -> str:
         f"## ♠ {MODE_TITLES[live.mode]} Spades — new game",
         f"To **{live.rules.target}** points · {rules_summary(live.rules, live.mode)}",
         *seats,
+        hints_text(live),
     ]
     if live.status == "lobby":
         lines.append("Waiting for players: **Join**, or the host can **Add bot**."
@@ -366,8 +375,16 @@ def chart_series(table: TableView) -> tuple[list[str], list[list[int]]]:
     return names, scores
 
 
+def cancel_request_text(request: CancelRequest) -> str:
+    """The host's request to cancel a running game, and who has yet to agree (mentions)."""
+    waiting = " ".join(f"<@{user}>" for user in sorted(request.asked - request.agreed))
+    return (f"The host asks to cancel this game: nothing would count for those still seated. {waiting}: press "
+            f"**Agree to cancel** within a minute if you agree; the game goes on unless everyone does.")
+
+
 def cancelled_text(reason: str) -> str:
-    return f"This game was cancelled ({reason}). Nothing counts toward the leaderboard."
+    return (f"This game was cancelled ({reason}). Nothing counts toward the leaderboard for those still "
+            "seated; anyone who left it earlier keeps their loss.")
 
 
 # ------------------------------------------------------------------------------ commands

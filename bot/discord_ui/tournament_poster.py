@@ -155,9 +155,10 @@ class TournamentDesk:
     async def _post(self, live: LiveTournament, kind: str, payload: dict[str, Any], post_id: int) -> None:
         files: list[discord.File] = []
         if kind == STANDINGS:
-            text = standings_text(live, int(payload.get("round", 0)), self.tournaments.round_pause)
+            text = standings_text(live, int(payload.get("round", 0)), self.tournaments.round_pause,
+                                  [str(note) for note in payload.get("stopped", [])])
         elif kind == PODIUM:
-            text = podium_text(live)
+            text = podium_text(live, [str(note) for note in payload.get("stopped", [])])
             png = await asyncio.to_thread(podium_picture, live)
             files = [discord.File(io.BytesIO(png), filename="podium.png")] if png is not None else []
         elif kind == CANCELLED:

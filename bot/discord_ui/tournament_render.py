@@ -104,19 +104,21 @@ def standings_lines(rows: Sequence[Standing], limit: int = 30) -> list[str]:
     return lines
 
 
-def standings_text(live: LiveTournament, round_number: int, next_in: float | None = None) -> str:
+def standings_text(live: LiveTournament, round_number: int, next_in: float | None = None,
+                   stopped: Sequence[str] = ()) -> str:
+    """`stopped`: the round's tables stopped before their end, and why (decided by the score then)."""
     engine = live.engine
     head = (f"**{title(live)} — standings after round {round_number} of {engine.rounds}**" if round_number
             else f"**{title(live)} — no round played yet**")
-    lines = [head, *standings_lines(live.standings_after(round_number))]
+    lines = [head, *standings_lines(live.standings_after(round_number)), *(escape_markdown(s) for s in stopped)]
     if next_in is not None and round_number < engine.rounds:
         lines.append(f"Round {round_number + 1} is seated in about {round(next_in)} s.")
     return "\n".join(lines)[:2000]
 
 
-def podium_text(live: LiveTournament) -> str:
+def podium_text(live: LiveTournament, stopped: Sequence[str] = ()) -> str:
     rows = live.standings_after(live.round_number)
-    lines = [f"## 🏆 {title(live)} — final standings"]
+    lines = [f"## 🏆 {title(live)} — final standings", *(escape_markdown(s) for s in stopped)]
     medals = ("🥇", "🥈", "🥉")
     lines += [f"{medals[row.rank - 1]} **{escape_markdown(row.name)}** — {points_text(row.points)} pts"
               for row in rows[:3]]

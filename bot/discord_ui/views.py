@@ -193,6 +193,27 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
         await coach_ui.review(interaction, self.game_id)
 
 
+class AgreeCancelButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:agree_cancel:{GAME}"):
+    """**Agree to cancel**, under the host's request to cancel a running game."""
+
+    def __init__(self, game_id: str) -> None:
+        super().__init__(ui.Button(label="Agree to cancel", custom_id=f"spades:agree_cancel:{game_id}",
+                                   style=discord.ButtonStyle.danger))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: Any) -> AgreeCancelButton:
+        return cls(match["game"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.client.handlers.agree_to_cancel(interaction, self.game_id)
+
+
+def agree_cancel_view(game_id: str) -> ui.View:
+    return _buttons([AgreeCancelButton(game_id)])
+
+
 # The panel's buttons, clicked on almost every move, and the buttons every player of every game
 # presses once (My hand, which opens a panel; Rematch, on a game-over post that carries a chart):
 # answered by `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and
@@ -200,7 +221,7 @@ class ReviewButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:review:{GA
 FAST_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton),
                (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
-                ReviewButton)
+                ReviewButton, AgreeCancelButton)
 
 
 def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:

@@ -20,12 +20,13 @@ from bot.service.context import BOT_LEVELS, BOT_WIDE, DEFAULT_LOBBY_TIMEOUT, Lis
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.games import GameService
 from bot.service.inputs import SHOW_MY_CARDS, asks_to_see_cards, parse_bid
-from bot.service.live import LiveGame
+from bot.service.live import CancelRequest, LiveGame
 from bot.service.timers import Decider, InlineDecider
 from bot.store import FinishOutcome, LeaderboardEntry, LeaderboardSort, PlayerStats, RatingChange, Season, SeasonRhythm
 
 __all__ = [
-    "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "SHOW_MY_CARDS", "ActedForPlayer", "Change", "Clock", "Decider",
+    "BOT_LEVELS", "BOT_WIDE", "DEFAULT_LOBBY_TIMEOUT", "SHOW_MY_CARDS", "ActedForPlayer", "CancelRequest", "Change",
+    "Clock", "Decider",
     "FinishOutcome", "GameCancelled", "GameOver", "GameService", "GameStarted", "HandDealt", "HandScored",
     "InlineDecider", "LeaderboardEntry", "LeaderboardSort", "Listener", "LiveGame", "LobbyChanged",
     "ManualClock", "PlayerStats", "PublisherPort", "RatingChange", "Refusal", "SaveFailed", "Season", "SeasonRhythm",

@@ -60,13 +60,17 @@ def is_rated(live: LiveGame) -> bool:
 
 
 def hints_refusal(live: LiveGame) -> str | None:
-    """Why this game offers no hints (None: it does), by its `hints` option and who plays in it."""
-    option = live.rules.hints
-    if option == "off":
+    """Why this game offers no hints (None: it does). Hints are for games whose results don't count
+    for anyone's standing among people: never at a tournament table, never in a game among people
+    only (whatever its `hints` option says), and not where the game's option is off (a server whose
+    default is off opens every game with it off)."""
+    if live.organiser_id is not None:
+        return "No hints at a tournament table: its results count in the tournament."
+    if is_rated(live):
+        return ("No hints in a game among people only (a rated game), whatever its hints option. Play with a "
+                "computer player to use them.")
+    if live.rules.hints == "off":
         return "Hints are off in this game (it was opened with hints=off)."
-    if option == "auto" and is_rated(live):
-        return ("Hints are off in games among people only, so that nobody's result leans on the computer. "
-                "Open a game with hints=on, or with a computer player, to use them.")
     return None
 
 

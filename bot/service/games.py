@@ -24,7 +24,7 @@ from bot.engine import Card, RecordView, SeatView
 from bot.service.clock import Clock, SystemClock
 from bot.service.context import BOT_LEVELS, DEFAULT_LOBBY_TIMEOUT, Context, Listener, Pace
 from bot.service.deadlines import LobbyExpiry, NextDeal, Retry
-from bot.service.live import LiveGame
+from bot.service.live import CancelRequest, LiveGame
 from bot.service.lobby import Lobby
 from bot.service.outbox import Outbox, results
 from bot.service.play import Play
@@ -166,8 +166,11 @@ class GameService:
     async def start(self, live: LiveGame, user_id: int) -> None:
         await self._lobby.start(live, user_id)
 
-    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool) -> None:
-        await self._lobby.cancel(live, user_id, is_admin)
+    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool, name: str) -> CancelRequest | None:
+        return await self._lobby.cancel(live, user_id, is_admin, name)
+
+    async def agree_to_cancel(self, live: LiveGame, user_id: int) -> CancelRequest | None:
+        return await self._lobby.agree_to_cancel(live, user_id)
 
     async def cancel_for(self, live: LiveGame, reason: str) -> None:
         await self._lobby.cancel_for(live, reason)

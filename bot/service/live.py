@@ -12,6 +12,17 @@ from bot.store import GameInfo, Seat
 
 
 @dataclass(eq=False)
+class CancelRequest:
+    """The host asked to cancel a running game: it is cancelled once every other seated person
+    agrees, before `until`. Kept in memory only: a restart drops it, and the host may ask again."""
+
+    host_id: int
+    asked: frozenset[int]
+    until: float
+    agreed: set[int] = field(default_factory=set)
+
+
+@dataclass(eq=False)
 class LiveGame:
     """A game's row, seats, engine state, lock and timers."""
 
@@ -32,6 +43,9 @@ class LiveGame:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: Alarm | None = None
     ping_timer: Alarm | None = None
+    cancel_request: CancelRequest | None = None
+    # A tournament's table: its organiser (only they, or Manage Server, may stop it; no hints).
+    organiser_id: int | None = None
     save_failures: int = 0  # in a row: how long to wait before retrying what a failed save left undone
     # The public snapshot last built, with the game, the event count and the names it was built from.
     _public: tuple[Game, int, tuple[str, ...], TableView] | None = field(default=None, init=False, repr=False)

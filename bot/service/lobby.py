@@ -22,10 +22,10 @@ from bot.service.context import (
 )
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.inputs import parse_whole_number
-from bot.service.live import LiveGame
-from bot.service.outbox import Outbox
+from bot.service.live import CancelRequest, LiveGame
+from bot.service.outbox import Outbox, results
 from bot.service.play import Play
-from bot.service.steps import post_for
+from bot.service.steps import Step, post_for
 from bot.service.timers import Timers
 from bot.store import ChannelBusyError, GameStateError, Seat, StoreError
 
@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 MIN_TURN_TIMEOUT, MAX_TURN_TIMEOUT = 15, 3600
 MAX_TURN_PING_DELAY = 60
+CANCEL_REQUEST_TIME = 60.0  # seconds the other players have to agree to the host's cancel
 
 
 class Lobby:
@@ -94,6 +95,8 @@ class Lobby:
                 game_mode = Mode.parse(mode or defaults.get("mode", "cutthroat"))
                 rules = Rules.from_options(defaults.get("rules", {}))
                 rules = Rules.from_options(dict(options or {}), base=rules)
+                if defaults.get("rules", {}).get("hints") == "off":  # the server's off is final
+                    rules = Rules.from_options({"hints": "off"}, base=rules)
                 rules.check_mode(game_mode)
             except EngineError as error:
                 raise Refusal(str(error)) from None
@@ -182,7 +185,7 @@ class Lobby:
             self._context.listener.publish(live, [LobbyChanged()])
 
     async def leave(self, live: LiveGame, user_id: int) -> None:
-        """In the lobby: give up the seat. In a game: a computer player takes the seat over."""
+        """In the lobby: give up the seat. In a game: forfeit it (see `_forfeit`)."""
         async with live.lock:
             seat = live.seat_of(user_id)
             if seat is None:
@@ -200,17 +203,34 @@ class Lobby:
                 self._context.listener.publish(live, [LobbyChanged()])
                 return
             require_playing(live)
-            old = live.seats[seat]
-            replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._context.takeover_level,
-                               left_user_id=old.user_id, left_name=old.name)
-            seats = list(live.seats)
-            seats[seat] = replacement
-            await self._set_seats(live, seats)
-            live.name_seats()
-            if not any(not s.is_bot for s in seats):
-                await self.cancel_locked(live, "every human player left")
-                return
-            self._context.listener.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
+            if live.game is None or live.game.is_over:  # over, its result being saved: nothing to forfeit
+                raise Refusal("This game is over.")
+            await self._forfeit(live, seat)
+
+    async def _forfeit(self, live: LiveGame, seat: int) -> None:
+        """A person leaves a running game: a computer player takes the seat and the leaver's loss is
+        saved with it, so it counts whatever becomes of the game. With nobody left to play for, the
+        game ends at once, decided by the score (the last leaver's side last). Lock held."""
+        game = live.game
+        assert game is not None
+        old = live.seats[seat]
+        replacement = Seat(seat, f"{old.name} (bot)", bot_level=self._context.takeover_level,
+                           left_user_id=old.user_id, left_name=old.name)
+        seats = list(live.seats)
+        seats[seat] = replacement
+        with saving("you're still in the game"):
+            await self._store.forfeit_seat(live.game_id, seats, results(live, seats), seat)
+        live.seats = seats
+        live.name_seats()
+        self._context.listener.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
+        if any(not s.is_bot for s in seats):
+            await self._timers.schedule(live)
+            return
+        before = game.event_count
+        game.forfeit(seat)
+        try:
+            await self._play.carry_out(live, Step(before, [], [], game_over=True, timer=None))
+        except SaveFailed:  # the loss is saved; the computer players play the game out instead
             await self._timers.schedule(live)
 
     async def start(self, live: LiveGame, user_id: int) -> None:
@@ -233,13 +253,50 @@ class Lobby:
                 self._timers.retry(live)
                 raise
 
-    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool) -> None:
+    async def cancel(self, live: LiveGame, user_id: int, is_admin: bool, name: str) -> CancelRequest | None:
+        """End the game, with nothing counting for those still seated. Before the deal the host
+        cancels at once; once cards are dealt the other seated people must agree (the request comes
+        back; see `agree_to_cancel`). A member with Manage Server cancels outright. A tournament
+        table is stopped by its organiser (or Manage Server) only, and the tournament decides it."""
         async with live.lock:
             if not live.active:
                 raise Refusal("This game is already over.")
-            if user_id != live.host_id and not is_admin:
+            if live.organiser_id is not None:
+                if user_id != live.organiser_id and not is_admin:
+                    raise Refusal("This is a tournament table: only the tournament's organiser or a member "
+                                  "with Manage Server can stop it.")
+                await self.cancel_locked(live, f"stopped by {name}; it is decided by the score at that moment")
+                return None
+            if is_admin:
+                await self.cancel_locked(live, f"cancelled by {name}, who manages this server")
+                return None
+            if user_id != live.host_id or live.seat_of(user_id) is None:  # a host who left is no longer one
                 raise Refusal("Only the host or a member with Manage Server can cancel the game.")
-            await self.cancel_locked(live, "cancelled by a player")
+            asked = frozenset(s.user_id for s in live.seats if s.user_id is not None and s.user_id != user_id)
+            if live.game is None or not asked:
+                await self.cancel_locked(live, "cancelled by the host")
+                return None
+            request = CancelRequest(user_id, asked, self._context.clock.now() + CANCEL_REQUEST_TIME)
+            live.cancel_request = request
+            return request
+
+    async def agree_to_cancel(self, live: LiveGame, user_id: int) -> CancelRequest | None:
+        """A seated person agrees to the host's request; the last agreement cancels the game
+        (None comes back), until then the request does."""
+        async with live.lock:
+            request = live.cancel_request
+            if not live.active or request is None or self._context.clock.now() > request.until:
+                raise Refusal("No request to cancel this game is waiting (one lasts a minute; the host can "
+                              "ask again with /spades cancel).")
+            if user_id not in request.asked:
+                raise Refusal("Only the other people seated in this game are asked to agree.")
+            if user_id in request.agreed:
+                raise Refusal("You've already agreed; waiting for the others.")
+            request.agreed.add(user_id)
+            if request.agreed != request.asked:
+                return request
+            await self.cancel_locked(live, "cancelled by the host, with every player's agreement")
+            return None
 
     async def cancel_for(self, live: LiveGame, reason: str) -> None:
         """Cancel for a reason outside the game (its channel was deleted, access was lost for good)."""
@@ -254,6 +311,7 @@ class Lobby:
         await self.cancel_locked(live, f"nobody started it within {minutes} minutes")
 
     async def cancel_locked(self, live: LiveGame, reason: str) -> None:
+        live.cancel_request = None
         cancelled = GameCancelled(reason)
         notice = post_for(cancelled)
         assert notice is not None

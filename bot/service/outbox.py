@@ -21,7 +21,7 @@ from bot.service.deadlines import Timer, to_stored
 from bot.service.errors import SaveFailed
 from bot.service.live import LiveGame
 from bot.service.steps import Step, hidden_seats
-from bot.store import FinishOutcome, PendingPost, Post, SeatResult, StoreError
+from bot.store import FinishOutcome, PendingPost, Post, Seat, SeatResult, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -135,8 +135,9 @@ class Outbox:
         return None
 
 
-def results(live: LiveGame) -> list[SeatResult]:
-    """Each seat's result of a game that is over, as the store records it."""
+def results(live: LiveGame, seats: Sequence[Seat] | None = None) -> list[SeatResult]:
+    """Each seat's result of a game that is over, as the store records it; of a game still running,
+    each seat's result if it ended now (what a forfeit is rated against), with `seats` as they will be."""
     game = live.game
     assert game is not None
     tallies = seat_tallies(game)
@@ -154,5 +155,5 @@ def results(live: LiveGame) -> list[SeatResult]:
             nils_tried=tallies[s.seat].nils_tried, nils_made=tallies[s.seat].nils_made,
             bags=tallies[s.seat].bags,
         )
-        for s in live.seats
+        for s in (live.seats if seats is None else seats)
     ]

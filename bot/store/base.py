@@ -117,9 +117,18 @@ class Store(Protocol):
         Idempotent: a second call changes nothing (adds no posts) and returns what the first one did.
         """
 
+    async def forfeit_seat(
+        self, game_id: str, seats: Sequence[Seat], standing: Sequence[SeatResult], seat: int
+    ) -> None:
+        """A player left a running game: save the new `seats` and `seat`'s result from `standing`
+        (every seat's result as if the game ended now), rated, in one transaction. It counts
+        whatever becomes of the game; finishing the game later writes the other seats only.
+        Raises GameStateError if the game isn't in play or the seat has forfeited already."""
+
     async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> list[int]:
-        """End the game without a result (ratings and stats ignore it) and keep `posts`, in one
-        transaction; the posts' ids. Cancelling a cancelled game changes nothing and adds no posts."""
+        """End the game without a result for those still seated (results of players who left
+        stand) and keep `posts`, in one transaction; the posts' ids. Cancelling a cancelled game
+        changes nothing and adds no posts."""
 
     # -- the outbox -----------------------------------------------------------------------------
 

@@ -79,7 +79,7 @@ async def read_info(tx: Transaction, game_id: str) -> GameInfo | None:
     return rows.game_info(row, await tx.fetch("SELECT * FROM seats WHERE game_id = $1", game_id))
 
 
-async def _insert_seats(tx: Transaction, game_id: str, seats: Sequence[Seat]) -> None:
+async def insert_seats(tx: Transaction, game_id: str, seats: Sequence[Seat]) -> None:
     await tx.executemany(
         "INSERT INTO seats (game_id, seat, name, user_id, bot_level, left_user_id, left_name)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7)",
@@ -109,7 +109,7 @@ async def create(
         active = await tx.fetchrow(f"SELECT game_id, status FROM games WHERE channel_id = $1 AND {ACTIVE}", channel_id)
         what = f"game {active['game_id']!r} ({active['status']})" if active is not None else "an active game"
         raise ChannelBusyError(f"channel {channel_id} already has {what}; one lobby or game at a time")
-    await _insert_seats(tx, game_id, seats)
+    await insert_seats(tx, game_id, seats)
     info = await read_info(tx, game_id)
     assert info is not None
     return info
@@ -123,7 +123,7 @@ async def set_seats(tx: Transaction, game_id: str, seats: Sequence[Seat]) -> Non
         raise GameStateError(f"game {game_id!r} is {row['status']}; its seats are final")
     rows.check_seats(row["mode"], seats)
     await tx.execute("DELETE FROM seats WHERE game_id = $1", game_id)
-    await _insert_seats(tx, game_id, seats)
+    await insert_seats(tx, game_id, seats)
 
 
 async def start(tx: Transaction, game_id: str, setup_json: str, now: float) -> None:

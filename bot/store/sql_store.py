@@ -47,7 +47,7 @@ from bot.store.models import (
     TournamentStatus,
     Unchanged,
 )
-from bot.store.results import finish
+from bot.store.results import finish, forfeit
 from bot.store.sql import Operation
 
 log = logging.getLogger(__name__)
@@ -142,6 +142,11 @@ class SqlStore(ABC):
     ) -> FinishOutcome:
         post_rows = rows.post_rows(game_id, posts)
         return await self._write(lambda tx: finish(tx, game_id, results, post_rows))
+
+    async def forfeit_seat(
+        self, game_id: str, seats: Sequence[Seat], standing: Sequence[SeatResult], seat: int
+    ) -> None:
+        await self._write(lambda tx: forfeit(tx, game_id, seats, standing, seat))
 
     async def cancel_game(self, game_id: str, posts: Sequence[Post] = ()) -> list[int]:
         post_rows, now = rows.post_rows(game_id, posts), time.time()

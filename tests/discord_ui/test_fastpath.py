@@ -43,6 +43,8 @@ def _faces_through_games() -> list[faces.Face]:
                         (Mode.SOLO, Rules(target=100)),
                         (Mode.PARTNERS, Rules(blind_nil_deficit=0, target=100, hints="on"))]:
         live = _live(mode, rules, seed=rng.randrange(10_000))
+        if rules.hints == "on":  # hints are offered only with a computer player seated
+            live.seats[3] = Seat(3, "Bot 1 (easy)", bot_level="easy")
         game = live.game
         assert game is not None
         for step in range(400):

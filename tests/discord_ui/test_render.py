@@ -14,6 +14,7 @@ from bot.ai.drive import random_moves, turns
 from bot.discord_ui import render
 from bot.discord_ui.views import (
     BUTTON_KINDS,
+    AgreeCancelButton,
     BidButton,
     CardButton,
     HandButton,
@@ -188,7 +189,7 @@ def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_foote
 def test_every_button_is_read_back_from_its_custom_id_alone() -> None:
     buttons = [LobbyButton("ab12", "addbot"), HandButton("ab12"), BidButton("ab12", "blind"), BidButton("ab12", "7"),
                CardButton("ab12", 51), RevealButton("ab12"), RematchButton("ab12"), HintButton("ab12"),
-               ReviewButton("ab12")]
+               ReviewButton("ab12"), AgreeCancelButton("ab12")]
     assert {type(b) for b in buttons} == set(BUTTON_KINDS)
     for button in buttons:
         match = type(button).__discord_ui_compiled_template__.fullmatch(button.custom_id)
@@ -206,6 +207,19 @@ def test_lobby_and_hand_text() -> None:
     assert "Waiting for players" in text and "alice (host)" in text and "abc123" not in text
     assert lobby_view(live) is not None
     assert render.hand_text([parse_card(c) for c in ("AS", "2S", "10H", "3C", "KD")]) == "♠ A 2 · ♥ 10 · ♣ 3 · ♦ K"
+
+
+def test_the_lobby_says_whether_hints_will_actually_be_offered() -> None:
+    people = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    people.status = "lobby"
+    text = render.lobby_text(people)
+    assert "hints=on" not in text and "No hints in a game among people only" in text
+    with_computer = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    with_computer.status = "lobby"
+    with_computer.seats[2] = Seat(2, "Bot 1 (easy)", bot_level="easy")
+    assert "Hints: on" in render.lobby_text(with_computer)
+    with_computer.organiser_id = 100
+    assert "No hints at a tournament table" in render.lobby_text(with_computer)
 
 
 def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> None:

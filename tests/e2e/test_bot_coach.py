@@ -55,7 +55,7 @@ async def test_a_hint_on_the_panel_with_computer_players_and_none_among_people(s
     assert not any(c.startswith("spades:hint:") for c in turn.panel.custom_ids())
     answer = await spades.command(turn.user, people, "bid", bid="hint")
     await settled(spades, answer, "the refusal")
-    refused(answer, "Hints are off in games among people only")
+    refused(answer, "No hints in a game among people only")
 
 
 async def test_a_review_after_the_game_is_private_and_kept(spades: Spades) -> None:

@@ -18,7 +18,7 @@ async def test_player_leaves_mid_game_and_a_computer_takes_the_seat(spades: Spad
     name = name_of(leaver)
     seat = table.seat_of(leaver)
     answer = await spades.command(leaver, channel, "leave")
-    assert answer.ephemeral and answer.content == "You left the game."
+    assert answer.ephemeral and answer.content == "You left the game: it counts as a loss for you."
     notice = await spades.fake.wait_for_message(channel, lambda m: "left the game" in m.content)
     assert notice.content == f"{name} left the game; {name} (bot) plays their seat now."
 

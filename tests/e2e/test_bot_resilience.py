@@ -66,8 +66,10 @@ async def test_host_cancels_a_game_and_nothing_counts(spades: Spades) -> None:
     table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50)
     await table.play_moves(5)
 
-    answer = await spades.command(alice, channel, "cancel")
-    assert answer.ephemeral and answer.content == "Game cancelled."
+    request = await spades.command(alice, channel, "cancel")  # once dealt, the others must agree
+    for user in (bob, carol):
+        await spades.click(user, request, f"spades:agree_cancel:{table.game_id}")
+    assert request.content == "Everyone agreed: the game is cancelled."
     notice = await spades.fake.wait_for_message(channel, lambda m: "was cancelled" in m.content)
     assert "Nothing counts toward the leaderboard" in notice.content
     await table.wait_table(lambda m: not m.buttons(), "the table without buttons")

@@ -75,26 +75,35 @@ async def test_a_hint_in_a_game_with_computers_is_given_and_noted(harness: Harne
 async def test_hints_are_refused_in_plain_words(harness: Harness) -> None:
     service = await harness.boot()
     coaching = CoachService(service, CountingCoach())
-    rated = await three_player_game(service)
-    game = rated.game
+    for option in ("auto", "on"):  # a rated game has no hints, whatever its option says
+        rated = await three_player_game(service, hints=option)
+        game = rated.game
+        assert game is not None and game.turn is not None
+        with pytest.raises(Refusal, match="No hints in a game among people only"):
+            await coaching.hint(rated, user_at(rated, game.turn))
+        await service.cancel(rated, ALICE, is_admin=True, name="alice")
+    with_bots = await game_with_bots(service, hints="on")
+    game = with_bots.game
     assert game is not None and game.turn is not None
-    with pytest.raises(Refusal, match="Hints are off in games among people only"):
-        await coaching.hint(rated, user_at(rated, game.turn))
-    await service.cancel(rated, ALICE, is_admin=False)
-    opted_in = await three_player_game(service, hints="on")
-    game = opted_in.game
-    assert game is not None and game.turn is not None
-    waiting = next(s for s in range(3) if s != game.turn)
-    with pytest.raises(Refusal, match="it isn't your turn yet"):
-        await coaching.hint(opted_in, user_at(opted_in, waiting))
+    if game.turn == with_bots.seat_of(ALICE):
+        await coaching.hint(with_bots, ALICE)
+    else:
+        with pytest.raises(Refusal, match="it isn't your turn yet"):
+            await coaching.hint(with_bots, ALICE)
     await service.update_settings(GUILD, {"hints": "off"})
     with pytest.raises(Refusal, match="Hints are turned off on this server"):
-        await coaching.hint(opted_in, user_at(opted_in, game.turn))
-    await service.cancel(opted_in, ALICE, is_admin=False)
-    with_bots = await game_with_bots(service)  # the server's default now opens games with hints=off
-    with pytest.raises(Refusal, match=r"Hints are off in this game \(it was opened with hints=off\)"):
         await coaching.hint(with_bots, ALICE)
-    assert await harness.store.game_hints(opted_in.game_id) == []
+    await service.cancel(with_bots, ALICE, is_admin=True, name="alice")
+    asked_for = await game_with_bots(service, hints="on")  # the server's default off is final
+    assert asked_for.rules.hints == "off"
+    with pytest.raises(Refusal, match=r"Hints are off in this game \(it was opened with hints=off\)"):
+        await coaching.hint(asked_for, ALICE)
+    await service.cancel(asked_for, ALICE, is_admin=True, name="alice")
+    await service.update_settings(GUILD, {"hints": "auto"})
+    table = await game_with_bots(service)
+    table.organiser_id = 100  # a tournament's table, as the tournament service marks it
+    with pytest.raises(Refusal, match="No hints at a tournament table"):
+        await coaching.hint(table, ALICE)
 
 
 async def test_a_review_is_computed_once_and_then_served_from_the_store(harness: Harness) -> None:

@@ -208,8 +208,8 @@ async def test_cancel_needs_the_host_or_an_admin_and_counts_nothing(harness: Har
     service = await harness.boot()
     live = await three_player_game(service)
     with pytest.raises(Refusal, match="Only the host or a member with Manage Server"):
-        await service.cancel(live, BOB, is_admin=False)
-    await service.cancel(live, BOB, is_admin=True)
+        await service.cancel(live, BOB, is_admin=False, name="bob")
+    await service.cancel(live, BOB, is_admin=True, name="bob")
     assert live.status == "cancelled" and service.game_in_channel(CHANNEL) is None
     record = await harness.store.game_record(live.game_id)
     assert record is not None and record["final"]["ended"] == "cancelled"

@@ -4,7 +4,7 @@ timer; and a table's seats as its game sees them (a person first, to host it) an
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
@@ -32,6 +32,9 @@ class LiveTournament:
     tables: dict[tuple[int, int], TournamentTable] = field(default_factory=dict)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     timer: asyncio.Task[None] | None = None
+    # Why a table's game was stopped before its end (by its game id), for the round's standings.
+    # Kept in memory until the round's standings are saved with it.
+    stopped: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_stored(cls, stored: StoredTournament) -> LiveTournament:
@@ -105,10 +108,18 @@ def rotation(seats: Sequence[TableSeat]) -> int:
     return next(index for index, seat in enumerate(seats) if seat.user_id is not None)
 
 
-def result_of(game: Game, turned: int) -> TableResult:
-    """The table's result in the tournament's seat order, from its game (seated turned by `turned`)."""
+def result_of(game: Game, turned: int, forfeited: Collection[int] = ()) -> TableResult:
+    """The table's result in the tournament's seat order, from its game (seated turned by `turned`).
+    In a game that came to its end, the sides of `forfeited` seats (their people left) are placed
+    below everyone else, as on the leaderboard; a game decided by the score is decided by it alone."""
     found = table_result(game)
     units = len(found.scores)
+    left = {game.side_of(seat) for seat in forfeited}
+    if left and not found.unfinished:
+        # Those who stayed keep the game's order; those who left come after, by their score.
+        standing = [(False, found.scores[side]) if side in left else (True, -place)
+                    for side, place in enumerate(found.places)]
+        found = TableResult(found.scores, tuple(1 + sum(other > mine for other in standing) for mine in standing))
 
     def back(values: Sequence[int]) -> tuple[int, ...]:
         return tuple(values[(unit - turned) % units] for unit in range(units))

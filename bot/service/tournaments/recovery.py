@@ -13,11 +13,12 @@ from bot.service.tournaments.context import Context
 from bot.service.tournaments.live import LiveTournament
 from bot.service.tournaments.outbox import Outbox
 from bot.service.tournaments.rounds import Rounds
+from bot.service.tournaments.tables import Tables
 
 log = logging.getLogger(__name__)
 
 
-async def recover(context: Context, outbox: Outbox, rounds: Rounds) -> None:
+async def recover(context: Context, outbox: Outbox, rounds: Rounds, tables: Tables) -> None:
     """Publish owed posts, then take up every open tournament where it stopped."""
     await outbox.publish_owed()
     for stored in await context.store.open_tournaments(context.shards):
@@ -27,5 +28,6 @@ async def recover(context: Context, outbox: Outbox, rounds: Rounds) -> None:
             log.error("tournament %s can't be replayed and is left alone: %s", stored.info.tournament_id, error)
             continue
         context.register(live)
+        tables.mark_running_games(live)
         async with live.lock:
             await rounds.advance(live)

@@ -43,6 +43,9 @@ class Rounds:
         live = self._context.by_game.get(live_game.game_id)
         if live is None or live_game.game is None:
             return
+        for change in changes:
+            if isinstance(change, GameCancelled) and change.reason != TIME_UP:
+                live.stopped[live_game.game_id] = change.reason
         task = asyncio.create_task(self._game_ended(live, live_game.game_id, live_game.game))
         self._context.tasks.add(task)
         task.add_done_callback(self._context.tasks.discard)
@@ -148,7 +151,10 @@ class Rounds:
         """A table's result (by the score now if its game isn't over), saved with what it leads to:
         the round's standings and the next round's seating time, or the podium."""
         turned = rotation(live.table_seats(live.round_number, table))
-        await self._record_result(live, table, result_of(game, turned))
+        row = live.tables.get((live.round_number, table))
+        info = await self._context.store.get_game(row.game_id) if row is not None and row.game_id else None
+        forfeited = [seat.seat for seat in info.seats if seat.left_user_id is not None] if info is not None else []
+        await self._record_result(live, table, result_of(game, turned, forfeited))
 
     async def _record_result(self, live: LiveTournament, table: int, result: TableResult) -> None:
         engine = live.engine
@@ -158,11 +164,23 @@ class Rounds:
         deadline: float | Unchanged | None = UNCHANGED
         status: TournamentStatus | None = None
         if closes:
-            posts = [Post(PODIUM, {})] if last else [Post(STANDINGS, {"round": live.round_number})]
+            stopped = self._stopped_notes(live)
+            posts = ([Post(PODIUM, {"stopped": stopped})] if last
+                     else [Post(STANDINGS, {"round": live.round_number, "stopped": stopped})])
             deadline = None if last else self._clock.now() + self._context.round_pause
             status = "over" if last else None
         await self._outbox.act(live, lambda: engine.record(table, result), posts=posts, status=status,
                                deadline=deadline)
+
+    @staticmethod
+    def _stopped_notes(live: LiveTournament) -> list[str]:
+        """Which of this round's tables were stopped before their end, and by whom (for the standings)."""
+        notes = []
+        for (number, table), row in sorted(live.tables.items()):
+            reason = live.stopped.pop(row.game_id, None) if row.game_id is not None else None
+            if number == live.round_number and reason is not None:
+                notes.append(f"Table {table + 1}: {reason}.")
+        return notes
 
     async def _close_unplayed(self, live: LiveTournament) -> None:
         needed = MIN_TO_START[live.mode]

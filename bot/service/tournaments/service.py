@@ -51,7 +51,7 @@ class TournamentService:
     # ------------------------------------------------------------------ start-up and shutdown
     async def recover(self) -> None:
         """Run after the game service recovered its games, so the tables' games are running again."""
-        await recovery.recover(self._context, self._outbox, self._rounds)
+        await recovery.recover(self._context, self._outbox, self._rounds, self._tables)
 
     async def close(self) -> None:
         await self._context.close()

@@ -64,6 +64,7 @@ class Tables:
         await self._store.set_tournament_table(live.tournament_id, row.round, row.table, game_id=game.game_id)
         live.tables[(row.round, row.table)] = TournamentTable(row.round, row.table, row.thread_id, game.game_id)
         self._context.by_game[game.game_id] = live
+        game.organiser_id = live.organiser_id
         if game.status == "lobby":
             for seat in turned[len(game.seats):]:
                 if seat.user_id is None:
@@ -79,6 +80,13 @@ class Tables:
             return None
         game = self._games.game_in_channel(row.thread_id)
         return game if game is not None and game.game_id == row.game_id else None
+
+    def mark_running_games(self, live: LiveTournament) -> None:
+        """After a restart: the tables' games running again are the tournament's (see `LiveGame.organiser_id`)."""
+        for key in live.tables:
+            game = self.running_game(live, key)
+            if game is not None:
+                game.organiser_id = live.organiser_id
 
     async def leave_running_game(self, live: LiveTournament, members: Sequence[str]) -> None:
         """A dropped entrant's seat in a game still running is played out by a computer."""

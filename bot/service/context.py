@@ -74,6 +74,12 @@ class Context:
     channels: dict[int, LiveGame] = field(default_factory=dict)
     games: dict[str, LiveGame] = field(default_factory=dict)
 
+    def publish(self, live: LiveGame, changes: Sequence[Change]) -> None:
+        """Tell the listener what changed, with what may now be shown frozen first (`live.shown`).
+        Called with the game's lock held, after the change was saved."""
+        live.freeze()
+        self.listener.publish(live, changes)
+
     def register(self, live: LiveGame) -> None:
         self.games[live.game_id] = live
         if live.active:

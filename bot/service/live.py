@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.engine import Game, Mode, Rules, TableView, table_view
+from bot.engine import Game, Mode, Rules, SeatView, TableView, seat_view, table_view
 from bot.service.clock import Alarm
 from bot.service.deadlines import Timer, from_stored
+from bot.service.errors import Refusal
 from bot.store import GameInfo, Seat
 
 
@@ -20,6 +22,30 @@ class CancelRequest:
     asked: frozenset[int]
     until: float
     agreed: set[int] = field(default_factory=set)
+
+
+@dataclass(frozen=True, eq=False)
+class Shown:
+    """What the Discord layer may show of a game: taken under the game's lock right after a save,
+    so a move being saved (and perhaps rolled back) is never drawn. The public view, and each
+    seated person's own view, as of the event count `token`."""
+
+    token: int
+    status: str
+    table: TableView | None
+    views: Mapping[int, SeatView]  # user id -> that person's view (people only, once the game started)
+    turn: int | None  # the seat of the person to act, if a person is to act
+    people: tuple[tuple[int, int], ...] = ()  # (user id, seat) of the views
+
+    def view(self, user_id: int) -> SeatView:
+        view = self.views.get(user_id)
+        if view is None:
+            raise Refusal("You're not playing in this game." if self.table is not None
+                          else "The game hasn't started yet.")
+        return view
+
+
+NOTHING_SHOWN = Shown(0, "lobby", None, {}, None)
 
 
 @dataclass(eq=False)
@@ -47,6 +73,7 @@ class LiveGame:
     # A tournament's table: its organiser (only they, or Manage Server, may stop it; no hints).
     organiser_id: int | None = None
     save_failures: int = 0  # in a row: how long to wait before retrying what a failed save left undone
+    shown: Shown = NOTHING_SHOWN  # as of the last save: all the Discord layer may draw
     # The public snapshot last built, with the game, the event count and the names it was built from.
     _public: tuple[Game, int, tuple[str, ...], TableView] | None = field(default=None, init=False, repr=False)
 
@@ -105,6 +132,20 @@ class LiveGame:
         view = table_view(game, earlier)
         self._public = (game, game.event_count, game.names, view)
         return view
+
+    def freeze(self) -> Shown:
+        """Take what may be shown, as the game stands: call with the lock held, after a save."""
+        game = self.game
+        if game is None:
+            self.shown = Shown(0, self.status, None, {}, None)
+            return self.shown
+        table = self.table_view()  # built once per event count and names
+        people = tuple((seat.user_id, seat.seat) for seat in self.seats if seat.user_id is not None)
+        shown = self.shown
+        views = shown.views if shown.table is table and shown.people == people else {
+            user_id: seat_view(game, seat) for user_id, seat in people}  # nothing moved: the same views
+        self.shown = Shown(game.event_count, self.status, table, views, self.human_turn(), people)
+        return self.shown
 
     def names(self) -> list[str]:
         return [s.name for s in self.seats]

@@ -124,7 +124,7 @@ class Lobby:
             self._context.register(live)
             async with live.lock:
                 await self._timers.keep_lobby_open(live)
-                self._context.listener.publish(live, [LobbyChanged()])
+                self._context.publish(live, [LobbyChanged()])
             return live
 
     async def rematch(self, finished_game_id: str, guild_id: int, channel_id: int, user_id: int, name: str,
@@ -169,7 +169,7 @@ class Lobby:
                 raise Refusal("This game is full.")
             await self._set_seats(live, [*live.seats, Seat(len(live.seats), name, user_id=user_id)])
             await self._timers.keep_lobby_open(live)
-            self._context.listener.publish(live, [LobbyChanged()])
+            self._context.publish(live, [LobbyChanged()])
 
     async def add_bot(self, live: LiveGame, user_id: int, level: str) -> None:
         async with live.lock:
@@ -182,7 +182,7 @@ class Lobby:
             seat = Seat(len(live.seats), _computer_name(live.seats, level), bot_level=level)
             await self._set_seats(live, [*live.seats, seat])
             await self._timers.keep_lobby_open(live)
-            self._context.listener.publish(live, [LobbyChanged()])
+            self._context.publish(live, [LobbyChanged()])
 
     async def leave(self, live: LiveGame, user_id: int) -> None:
         """In the lobby: give up the seat. In a game: forfeit it (see `_forfeit`)."""
@@ -200,7 +200,7 @@ class Lobby:
                 if live.host_id == user_id:
                     live.host_id = next(s.user_id for s in reseated if not s.is_bot)
                 await self._timers.keep_lobby_open(live)
-                self._context.listener.publish(live, [LobbyChanged()])
+                self._context.publish(live, [LobbyChanged()])
                 return
             require_playing(live)
             if live.game is None or live.game.is_over:  # over, its result being saved: nothing to forfeit
@@ -222,7 +222,7 @@ class Lobby:
             await self._store.forfeit_seat(live.game_id, seats, results(live, seats), seat)
         live.seats = seats
         live.name_seats()
-        self._context.listener.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
+        self._context.publish(live, [SeatTakenOver(seat, old.name), TableChanged()])
         if any(not s.is_bot for s in seats):
             await self._timers.schedule(live)
             return
@@ -246,7 +246,7 @@ class Lobby:
                 await self._store.start_game(live.game_id, game.setup_json())
             live.game = game
             live.status = "playing"
-            self._context.listener.publish(live, [GameStarted()])
+            self._context.publish(live, [GameStarted()])
             try:
                 await self._play.deal_next(live)
             except SaveFailed:  # started, but the first deal wasn't saved: it is retried shortly
@@ -329,7 +329,7 @@ class Lobby:
         changes: list[Change] = [replace(cancelled, post_id=notice_id)]
         if game is not None:
             changes.append(TableChanged())
-        self._context.listener.publish(live, changes)
+        self._context.publish(live, changes)
 
     # ------------------------------------------------------------------- where it is shown
     async def set_lobby_message(self, live: LiveGame, message_id: int) -> None:
@@ -337,7 +337,7 @@ class Lobby:
         edits had no message to go to), so it is rendered once more."""
         await self._store.set_lobby_message(live.game_id, message_id)
         live.lobby_message_id = message_id
-        self._context.listener.publish(live, [LobbyChanged()])
+        self._context.publish(live, [LobbyChanged()])
 
     async def set_table_message(self, live: LiveGame, message_id: int | None) -> None:
         """Which message shows the table (a restart edits it again); only cosmetic if not saved."""

@@ -82,12 +82,12 @@ class Play:
                 outcome = await self._outbox.finish(live)
             except StoreError:  # the events are saved: finishing (and its post) is retried
                 log.warning("game %s: finishing failed; retrying", live.game_id, exc_info=True)
-                self._context.listener.publish(live, [*changes, TableChanged()])
+                self._context.publish(live, [*changes, TableChanged()])
                 self._timers.retry(live)
                 return
             if outcome is not None:
                 changes.append(GameOver(outcome, saved.game_over_post))
         changes.append(TableChanged())
-        self._context.listener.publish(live, changes)
+        self._context.publish(live, changes)
         self._timers.arm(live, step.timer)
         self._timers.arm_ping(live)

@@ -72,7 +72,7 @@ class Restarts:
             outcome = await self._outbox.finish(live) if game.is_over else None
             changes = await self._outbox.changes_of(live, owed, outcome)
             if changes or refresh_table:
-                self._context.listener.publish(live, [*changes, TableChanged()])
+                self._context.publish(live, [*changes, TableChanged()])
             if not live.active:
                 return
             if game.phase is Phase.DEALING:
@@ -95,7 +95,7 @@ class Restarts:
         except StoreError:
             log.exception("game %s: what it still owed Discord couldn't be read; it stays owed", game_id)
             return
-        self._context.listener.publish(live, [*changes, TableChanged()] if live.game is not None else changes)
+        self._context.publish(live, [*changes, TableChanged()] if live.game is not None else changes)
 
     async def synced_commands(self) -> str | None:
         """What the slash commands were when last synced (a digest), so an unchanged tree isn't synced."""

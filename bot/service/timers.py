@@ -95,7 +95,7 @@ class Timers:
     async def _run_ping(self, live: LiveGame, seat: int, token: int) -> None:
         async with live.lock:
             if live.token == token and live.human_turn() == seat:
-                self._context.listener.publish(live, [TurnStarted(seat, token)])
+                self._context.publish(live, [TurnStarted(seat, token)])
 
     async def schedule(self, live: LiveGame, keep: Timer | None = None) -> None:
         """Re-arm outside an action (recovery, a seat changing hands), saving the deadline if it changed."""
@@ -133,7 +133,7 @@ class Timers:
                 if isinstance(timer, Remind):
                     following = Takeover(timer.at + live.turn_timeout)
                     await self._context.store.set_deadline(live.game_id, to_stored(following))
-                    self._context.listener.publish(live, [TurnReminder(seat)])
+                    self._context.publish(live, [TurnReminder(seat)])
                     self.arm(live, following)
                     return
                 occupant = live.seats[seat]

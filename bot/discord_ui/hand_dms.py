@@ -28,19 +28,17 @@ DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pai
 
 class HandDMs:
     def __init__(self, client: discord.Client, budget: RestBudget, calls: FastEdits,
-                 say: Callable[[LiveGame, str], Awaitable[object]],
-                 view_for: Callable[[LiveGame, int], SeatView]) -> None:
+                 say: Callable[[LiveGame, str], Awaitable[object]]) -> None:
         self.client = client
         self.budget = budget
         self.calls = calls  # the post and the channel's opening, without discord.py (see fastpath)
         self._say = say  # a line on the game's table
-        self._view_for = view_for  # a seated user's view of the game
         self._channels: OrderedDict[int, int] = OrderedDict()  # user id -> DM channel id
 
     async def deal(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
         """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
         has chosen (its cards are shown nowhere before)."""
-        table = live.table_view()
+        table = live.shown.table
         if table is None or table.hand_number != change.hand_number or table.is_over:
             return  # an old deal published again after a restart: the table shows what is current
         desk.dms_owed.clear()
@@ -70,7 +68,7 @@ class HandDMs:
 
     def _seated_view(self, live: LiveGame, user_id: int) -> SeatView | None:
         """The view of the seat `user_id` holds now (None: none; seats change while DMs go out)."""
-        return None if live.seat_of(user_id) is None else self._view_for(live, user_id)
+        return live.shown.views.get(user_id)
 
     async def _send(self, desk: Desk, live: LiveGame, user_id: int, view: SeatView, once: dict[str, Any]) -> None:
         text = render.dm_text(view, _table_link(live))

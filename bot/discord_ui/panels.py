@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +20,6 @@ from bot.discord_ui import faces
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, describe, passing
 from bot.discord_ui.webhooks import WebhookPace
-from bot.engine import SeatView
 from bot.service import LiveGame, Refusal
 
 log = logging.getLogger(__name__)
@@ -60,31 +58,32 @@ class PanelSet:
         self.open[user_id] = Panel(interaction, time.monotonic(), token, face)
         return old
 
-    async def refresh(self, live: LiveGame, view_for: Callable[[int], SeatView]) -> None:
-        """Bring every panel to the game's state; one that would look the same (a player waiting
+    async def refresh(self, live: LiveGame) -> None:
+        """Bring every panel to the game's saved state (`live.shown`); one that would look the same (a player waiting
         while others play) is left alone. One whose webhook has had its share of edits lately
         waits its turn (a player who types commands never renews it) without holding up the others."""
         now = time.monotonic()
         failed: BaseException | None = None
         later, told = None, 0.0  # told: the longest wait a 429 asked for
+        shown = live.shown
         for user_id, panel in list(self.open.items()):
-            if panel.answering or (panel.shown_token == live.token and live.active):
+            if panel.answering or (panel.shown_token == shown.token and live.active):
                 continue
             if now - panel.opened >= self.life:
                 continue  # about to sleep: left to put_to_sleep
             try:
-                face, seated = faces.panel(live, view_for(user_id)), True
+                face, seated = faces.panel(live, shown.view(user_id)), True
             except Refusal as refusal:  # no longer in the game (left it): the panel says so, once
                 face, seated = faces.closed_panel(str(refusal)), False
             if face == panel.shown:
-                panel.shown_token = live.token
+                panel.shown_token = shown.token
                 continue
             wait = self.pace.ready_in(panel.interaction)
             if wait > 0:
                 log.debug("game %s: a panel's webhook has had its edits; %.2f s to wait", live.game_id, wait)
                 later = wait if later is None else min(later, wait)
                 continue
-            token = live.token  # what the panel shows: the game may move on while it is sent
+            token = shown.token  # what the panel shows: the game may move on while it is sent
             try:
                 await self.edits.edit(panel.interaction, "@original", face)
                 panel.shown_token, panel.shown = token, face

@@ -92,7 +92,7 @@ class Publisher:
         self.limits = self.transport.limits  # the token's one rate-limit state
         self.pace = WebhookPace(self.limits)  # edits through each interaction's webhook, by its bucket
         self.edits = edits or FastEdits(self.transport, lambda: client.http.token)  # without discord.py
-        self.dms = HandDMs(client, self.budget, self.edits, self._say, games.view_for)
+        self.dms = HandDMs(client, self.budget, self.edits, self._say)
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
@@ -119,7 +119,7 @@ class Publisher:
             self.publish(live, [])
             desk = self._desks[live.game_id]
         replaced = desk.panels.show(user_id, interaction, token, face)
-        desk.queue.put_nowait((live, Wake(panels=live.token != token)))
+        desk.queue.put_nowait((live, Wake(panels=live.shown.token != token)))
         return replaced
 
     def lobby_shown(self, live: LiveGame, interaction: discord.Interaction[Any]) -> None:
@@ -248,7 +248,7 @@ class Publisher:
                 if live.started and desk.dms_owed and not desk.dms_checked:
                     desk.dms_checked = True
                     desk.dms.add(functools.partial(self.dms.send_owed, desk, live))
-                if desk.ping is not None and (desk.ping[1] != live.token or not live.active):
+                if desk.ping is not None and (desk.ping[1] != live.shown.token or not live.active):
                     (ping_id, _, via), desk.ping = desk.ping, None
                     await self._delete(live.channel_id, ping_id, via)
             desk.lane_busy = False
@@ -424,7 +424,7 @@ class Publisher:
 
     async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
         """One mention for a person whose turn began a few seconds ago, with a way to their cards."""
-        if live.token != change.token or live.human_turn() != change.seat or desk.ping is not None:
+        if live.shown.token != change.token or live.shown.turn != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
         text, view = render.ping_text(_public(live), user_id), hand_button_view(live.game_id)
@@ -515,16 +515,17 @@ class Publisher:
             await asyncio.sleep(wait)
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
-        await desk.panels.refresh(live, lambda user_id: self.games.view_for(live, user_id))
+        await desk.panels.refresh(live)
 
 
 def _public(live: LiveGame) -> TableView:
-    """What a started game shows in its channel: its public snapshot, never the game itself."""
-    table = live.table_view()
+    """What a started game shows in its channel: its public view as of its last save (taken by the
+    service under the game's lock), never the game itself, which may hold a move being saved."""
+    table = live.shown.table
     assert table is not None, "only a started game has a table"
     return table
 
 
 def _table_face(live: LiveGame) -> Face:
-    """The table as the game stands now (drawn once the call may go, so it shows the latest)."""
-    return faces.table(_public(live), live.status == "playing")
+    """The table as last saved (drawn once the call may go, so it shows the latest save)."""
+    return faces.table(_public(live), live.shown.status == "playing")

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from bot.ai import LEVELS
-from bot.engine import Game, SeatView
+from bot.engine import Game
 from bot.service.changes import Change
 from bot.service.clock import Clock
 from bot.service.errors import Refusal, SaveFailed
@@ -37,7 +37,7 @@ class Listener(Protocol):
 
 class PublisherPort(Protocol):
     """What the publisher may ask of the game service, and no more: give up a game whose channel
-    is gone, confirm an owed post, say which messages show a game, and one seat's view for its panel."""
+    is gone, confirm an owed post, say which messages show a game. What it draws is `live.shown`."""
 
     async def cancel_for(self, live: LiveGame, reason: str) -> None: ...
 
@@ -46,8 +46,6 @@ class PublisherPort(Protocol):
     async def set_lobby_message(self, live: LiveGame, message_id: int) -> None: ...
 
     async def set_table_message(self, live: LiveGame, message_id: int | None) -> None: ...
-
-    def view_for(self, live: LiveGame, user_id: int) -> SeatView: ...
 
 
 @dataclass(frozen=True, slots=True)

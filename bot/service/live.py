@@ -95,6 +95,7 @@ class LiveGame:
             deadline=from_stored(info.deadline),
         )
         live.name_seats()
+        live.freeze()  # as stored: all of it may be shown
         return live
 
     def seat_of(self, user_id: int) -> int | None:

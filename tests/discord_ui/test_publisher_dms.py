@@ -36,6 +36,7 @@ class CountingCalls(FastEdits):
             live.seats = [*live.seats[:1], Seat(1, "bob (bot)", bot_level="normal", left_user_id=2, left_name="bob"),
                           *live.seats[2:]]
             live.name_seats()
+            live.freeze()  # as the service does once the leave is saved
 
 
 class Client:
@@ -59,6 +60,7 @@ async def test_a_player_who_leaves_while_the_hands_go_out_gets_none_and_the_othe
     live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(blind_nil=False), 1, seats, 120.0, status="playing")
     game = live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(blind_nil=False), seed=1, names=["alice", "bob", "carol"])
     game.deal()
+    live.freeze()
     calls = CountingCalls(live)
     publisher = Publisher(Client(), Games(), edits=calls)  # type: ignore[arg-type]
     desk = Desk(panels=PanelSet(publisher.pace, publisher.edits))

@@ -15,7 +15,7 @@ from bot.discord_ui.panels import PanelSet
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.transport import RateLimits
 from bot.discord_ui.webhooks import WebhookPace
-from bot.engine import Game, Mode, Rules, seat_view
+from bot.engine import Game, Mode, Rules
 from bot.service import LiveGame
 from bot.store import Seat
 from tests.discord_ui.fakes import Games
@@ -52,6 +52,7 @@ async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status="playing")
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
     live.game.deal()
+    live.freeze()
     first, second = Clicked(), Clicked()
     publisher.panel_shown(live, 1, first, live.token)  # type: ignore[arg-type]
     await asyncio.sleep(0.5)
@@ -74,6 +75,7 @@ async def test_a_panel_shown_while_the_old_one_is_being_updated_is_the_one_kept(
                     120.0, status="playing")
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
     live.game.deal()
+    live.freeze()
     old, fresh = Clicked(), Clicked()
 
     class Gone(RecordingEdits):
@@ -86,9 +88,9 @@ async def test_a_panel_shown_while_the_old_one_is_being_updated_is_the_one_kept(
     edits = Gone()
     panels = PanelSet(WebhookPace(RateLimits()), edits)
     panels.show(1, old, live.token - 1)  # type: ignore[arg-type]
-    await panels.refresh(live, lambda user_id: seat_view(live.game, user_id - 1))  # type: ignore[arg-type]
+    await panels.refresh(live)
     assert panels.open[1].interaction is fresh
-    await panels.refresh(live, lambda user_id: seat_view(live.game, user_id - 1))  # type: ignore[arg-type]
+    await panels.refresh(live)
     assert fresh in edits.shown  # and it is the one brought up to date
 
 
@@ -116,6 +118,7 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
                     120.0, status="playing")
     live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
     live.game.deal()
+    live.freeze()
     click = Clicked()
     publisher.limits.note(f"PATCH /webhooks/{click.application_id}/{click.token}/messages/{{id}}", 200,
                           {"x-ratelimit-remaining": "0", "x-ratelimit-reset-after": "0.3"}, None)

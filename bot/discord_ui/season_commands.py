@@ -40,6 +40,8 @@ class SeasonCommands(app_commands.Group, name="season", description="Seasons of 
     async def start(self, interaction: Command, name: app_commands.Range[str, 1, NAME_LIMIT], end: str | None = None,
                     channel: app_commands.AppCommandChannel | None = None) -> None:
         _require_manager(interaction, "start a season")
+        if channel is not None and channel.guild_id != interaction.guild_id:
+            raise Refusal("The podium's channel must be on this server: pick one here, or leave `channel` out.")
         if channel is not None and channel.type not in PODIUM_CHANNELS:
             raise Refusal("A podium needs a text channel: pick one, or leave `channel` out to use this one.")
         podium_channel = channel.id if channel is not None else _channel_id(interaction)

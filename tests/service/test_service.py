@@ -18,6 +18,7 @@ from bot.service import (
     TurnReminder,
 )
 from bot.service.deadlines import Takeover
+from bot.service.errors import named
 from tests.record_check import check_record
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, NAMES, Harness
 
@@ -121,7 +122,7 @@ async def test_play_refusals_are_specific_and_change_nothing(harness: Harness) -
     assert turn is not None
     other = user_at(live, (turn + 1) % 3)
     events = game.event_count
-    with pytest.raises(Refusal, match=f"It's {live.seats[turn].name}'s turn."):
+    with pytest.raises(Refusal, match=f"It's {named(live.seats[turn].name)}'s turn."):
         await service.bid(live, other, "3")
     with pytest.raises(Refusal, match="You're not playing in this game."):
         await service.bid(live, DAVE, "3")

@@ -1,0 +1,53 @@
+"""Names and other text people chose, made safe to show in the bot's own messages.
+
+A display name (or a season's, or what someone typed) is shown as written: never as markdown, a
+disguised link, a mention, an emoji or a heading; it can't break the layout of the line around it
+or close a code block. `shown` is for markdown text, `in_code` for text inside a code block, where
+backslashes show as they are. Pictures draw names as they are (see `chart.printable_text`).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from bot.service.errors import NAME_END, NAME_START
+
+ZWSP = "\u200b"
+# Every character Discord's markdown reads: a backslash before any of them shows it as it is.
+_MARKUP = re.compile(r"[\\*_~|`>#\-\[\]<:]")
+_LIST_NUMBER = re.compile(r"^(\d+)\.")  # "1. " would start a numbered list at the start of a line
+_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+_PARTS = re.compile(f"“([^”]*)”|{NAME_START}([^{NAME_END}]*){NAME_END}")
+BACKTICK_LOOKALIKE = "ˋ"  # U+02CB: a code block can't be closed by it
+
+
+def _plain(text: str) -> str:
+    """One line of visible text: control and direction-changing characters out (they could reorder
+    or split what is around the name), runs of spaces as one."""
+    text = text.translate(_BIDI)
+    text = "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+    return " ".join(text.split())
+
+
+def shown(name: str) -> str:
+    """`name` in markdown text: every markup character escaped, and mentions (`@everyone`, `<@id>`)
+    broken with a zero-width space, so Discord shows exactly the characters of the name."""
+    text = _LIST_NUMBER.sub(r"\1\\.", _MARKUP.sub(r"\\\g<0>", _plain(name)))
+    return text.replace("@", "@" + ZWSP)
+
+
+def in_code(name: str) -> str:
+    """`name` inside a code block, where nothing is markup but a backtick could end the block."""
+    return _plain(name).replace("`", BACKTICK_LOOKALIKE)
+
+
+def quoted_parts(text: str) -> str:
+    """A message (a refusal) with what people chose escaped: names the service marked (`named`),
+    and what someone typed, said back inside “…”."""
+
+    def escape(match: re.Match[str]) -> str:
+        typed, name = match.group(1), match.group(2)
+        return f"“{shown(typed)}”" if typed is not None else shown(name)
+
+    return _PARTS.sub(escape, text)

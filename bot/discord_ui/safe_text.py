@@ -14,9 +14,11 @@ import unicodedata
 from bot.service.errors import NAME_END, NAME_START
 
 ZWSP = "\u200b"
-# Every character Discord's markdown reads: a backslash before any of them shows it as it is.
-_MARKUP = re.compile(r"[\\*_~|`>#\-\[\]<:]")
-_LIST_NUMBER = re.compile(r"^(\d+)\.")  # "1. " would start a numbered list at the start of a line
+# The characters Discord's markdown reads anywhere: a backslash before any of them shows it as it is.
+_MARKUP = re.compile(r"[\\*_~|`\[\]<:]")
+# What is markup only at the start of a line (a heading, a quote, a list, small text), where a name
+# may stand: the first character escaped, or the dot of "1.".
+_LINE_START = re.compile(r"^(?:[-#>+]|\d+(?=\.))")
 _BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
 _PARTS = re.compile(f"“([^”]*)”|{NAME_START}([^{NAME_END}]*){NAME_END}")
 BACKTICK_LOOKALIKE = "ˋ"  # U+02CB: a code block can't be closed by it
@@ -33,7 +35,8 @@ def _plain(text: str) -> str:
 def shown(name: str) -> str:
     """`name` in markdown text: every markup character escaped, and mentions (`@everyone`, `<@id>`)
     broken with a zero-width space, so Discord shows exactly the characters of the name."""
-    text = _LIST_NUMBER.sub(r"\1\\.", _MARKUP.sub(r"\\\g<0>", _plain(name)))
+    text = _MARKUP.sub(r"\\\g<0>", _plain(name))
+    text = _LINE_START.sub(lambda m: m[0] + "\\" if m[0][0].isdigit() else "\\" + m[0], text)
     return text.replace("@", "@" + ZWSP)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
@@ -21,9 +21,9 @@ from bot.discord_ui.season_commands import SeasonCommands
 from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.tournament_commands import TournamentCommands
 from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
-from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS
+from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, answers
 from bot.discord_ui.webhooks import EDITS_PER_WINDOW
-from bot.service import GameService
+from bot.service import GameService, Refusal
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
 from bot.service.tournaments import TournamentService
@@ -100,7 +100,7 @@ class SpadesBot(discord.Client):
 
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())
-        self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
+        self.add_dynamic_items(*self.button_kinds)
         self.fast_clicks.install()
         count_messages(self, self.publisher.note_message)
         if self.sync_commands:
@@ -113,8 +113,14 @@ class SpadesBot(discord.Client):
         await self.seasons.recover()
         await self.tournaments.recover()  # after the games: its tables' games run again
 
+    button_kinds = (*BUTTON_KINDS, TournamentButton)
+
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         self.publisher.webhooks.note(interaction)
+        custom_id = cast("dict[str, Any]", interaction.data or {}).get("custom_id")
+        if interaction.type is discord.InteractionType.component and not (
+                isinstance(custom_id, str) and answers(custom_id, self.button_kinds)):
+            await report_error(interaction, Refusal(STRAY_CLICK))
 
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         self.publisher.note_message(payload.channel_id, payload.message_id, deleted=True)

@@ -89,11 +89,7 @@ class Handlers:
         """A bid, a card or "show my cards" from the panel: one click, answered by updating the
         panel itself (a refusal is shown on it, in words)."""
         try:
-            try:
-                live = self._game(interaction, game_id)
-            except Refusal as gone:
-                await self.publisher.edits.update(interaction, faces.closed_panel(str(gone)))
-                return
+            live = self._game(interaction, game_id)  # refused privately: the clicked message may be no panel
             user_id = interaction.user.id
             notice = None
             self.publisher.answering(live, user_id, True)  # this answer shows the move on the panel

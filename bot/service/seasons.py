@@ -100,20 +100,20 @@ def parse_end(text: str, now: float) -> float:
     try:
         if match := _DATE_TIME.fullmatch(cleaned):
             year, month, day, hour, minute, second = (int(part or 0) for part in match.groups())
-            end = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+            end = datetime(year, month, day, hour, minute, second, tzinfo=UTC).timestamp()
         elif match := _DATE.fullmatch(cleaned):
             year, month, day = (int(part) for part in match.groups())
-            end = datetime(year, month, day, tzinfo=UTC) + timedelta(days=1)
+            end = datetime(year, month, day, tzinfo=UTC).timestamp() + timedelta(days=1).total_seconds()
         else:
             raise ValueError("not a date")
-    except (ValueError, OverflowError):
+    except ValueError:
         raise Refusal(f"“{text.strip()}” isn't a date: write it like 2026-12-31, or 2026-12-31 18:00 (UTC).") from None
-    if end.timestamp() <= now:
+    if end <= now:
         raise Refusal(f"“{text.strip()}” has passed already: a season's end must be in the future.")
-    if end.timestamp() > now + LONGEST_SEASON.total_seconds():
+    if end > now + LONGEST_SEASON.total_seconds():
         raise Refusal(f"“{text.strip()}” is more than {LONGEST_SEASON.days // 366} years away: pick a nearer end, "
                       "or leave `end` out and end the season with `/spades season end`.")
-    return end.timestamp()
+    return end
 
 
 def clean_name(text: str) -> str:

@@ -19,7 +19,7 @@ __all__ = ["harness"]  # the fixture, used by name
 def test_an_end_too_far_away_or_past_the_calendar_is_refused_in_words() -> None:
     now = datetime(2026, 11, 14, 12, tzinfo=UTC).timestamp()
     for typed in ("9999-12-31", "9999-12-31 23:59", "2040-01-01"):
-        with pytest.raises(Refusal, match="years away|isn't a date"):
+        with pytest.raises(Refusal, match="is more than 10 years away"):
             parse_end(typed, now)
     assert parse_end("2030-06-30", now) == datetime(2030, 7, 1, tzinfo=UTC).timestamp()
 

@@ -58,4 +58,6 @@ async def test_the_last_rounds_summaries_are_out_before_its_thread_is_archived(s
         assert _summaries(table.channel) == set(range(1, hands + 1)), (table.channel, _summaries(table.channel))
         assert table.find_table() is None  # the last table became its summary: nothing left to press
     await asyncio.sleep(0.2)
-    assert spades.bot is not None and " ERROR " not in spades.bot.log_text(), spades.bot.log_text()[-3000:]
+    assert spades.bot is not None
+    log = spades.bot.log_text()
+    assert " ERROR " not in log, log[-3000:]

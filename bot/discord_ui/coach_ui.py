@@ -38,6 +38,14 @@ async def hint(interaction: Click, game_id: str) -> None:
         await report_error(interaction, error)
 
 
+def reviewing_text(game_id: str, waiting: bool) -> str:
+    """The note a review replaces when it's ready. It says itself what to do if the review never
+    comes: a bot restarted meanwhile can't answer here any more (this answer's token died with it)."""
+    queue = " It's next, after a review already under way." if waiting else ""
+    return (f"🔎 Reviewing your game `{game_id}` with the hard computer player: a few seconds.{queue} The review "
+            "will appear here. If it hasn't in a minute (I may have restarted), ask again with `/spades review`.")
+
+
 async def review(interaction: Click, game_id: str | None) -> None:
     """`/spades review` or **Review**: a kept review at once; otherwise a note that it is being
     worked out (or waits for another), replaced by the review when it is ready."""
@@ -50,10 +58,7 @@ async def review(interaction: Click, game_id: str | None) -> None:
             await interaction.response.send_message(_cut(answer.text), ephemeral=True)
             return
         assert answer.pending is not None
-        queue = " It's next, after a review already under way." if answer.waiting else ""
-        await interaction.response.send_message(
-            f"🔎 Reviewing your game `{answer.game_id}` with the hard computer player: a few seconds.{queue} "
-            "The review will appear here.", ephemeral=True)
+        await interaction.response.send_message(reviewing_text(answer.game_id, answer.waiting), ephemeral=True)
         text = await asyncio.shield(answer.pending)  # another asker may be waiting on the same review
         await interaction.edit_original_response(content=_cut(text))
     except Exception as error:

@@ -430,13 +430,13 @@ def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[Le
     where = f"{shown(guild_name)}{f' ({board})' if board else ''}"
     if not entries:
         return f"No finished {mode} games on {where} yet (win rate needs a few games per player)."
-    lines = [f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
+    lines = []
     for e in entries:
         rating = (f"rating {number(e.rating, '.1f')}" if e.games >= PROVISIONAL_GAMES
                   else f"rating provisional ({e.games} of {plural(PROVISIONAL_GAMES, 'game')})")
         lines.append(f"#{e.rank} **{shown(e.name)}** — {rating} · {plural(e.wins, 'win')} / {plural(e.games, 'game')} "
                      f"({e.win_rate:.0%}) · {plural(e.points, 'point')}")
-    return "\n".join(lines)
+    return within_limit([f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"], lines)
 
 
 def stats_text(name: str, stats: PlayerStats) -> str:

@@ -10,14 +10,14 @@ from typing import Literal
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
 from bot.discord_ui.errors import DISCORD_LIMIT
-from bot.discord_ui.render import scoreboard_text
+from bot.discord_ui.render import leaderboard_text, scoreboard_text
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, ZWSP, in_code, quoted_parts, shown
 from bot.discord_ui.season_render import list_text
 from bot.discord_ui.tournament_render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, table_view
 from bot.engine.swiss import TableResult
 from bot.engine.tournament import Tournament
-from bot.service import Season
+from bot.service import LeaderboardEntry, Season
 from bot.service.errors import named
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo
@@ -94,3 +94,10 @@ def test_a_long_list_of_seasons_stops_at_a_whole_line() -> None:
                for i in range(80)]
     text = list_text(seasons, None)
     assert len(text) <= DISCORD_LIMIT and "… and " in text and text.endswith("shows any of them, or all time.")
+
+
+def test_a_leaderboard_of_long_markup_names_fits_one_message() -> None:
+    entries = [LeaderboardEntry(rank, rank, "*_`|" * 8, 9, 1, 0.11, 40, 4.4, 1.5, 20.0, 7.0) for rank in range(1, 26)]
+    text = leaderboard_text("**Spades Club**", "cutthroat", "rating", entries, "all time")
+    assert len(text) <= DISCORD_LIMIT and text.startswith(r"**\*\*Spades Club\*\* (all time) — cutthroat")
+    assert "… and " in text and "#1 **" + shown("*_`|" * 8) + "**" in text

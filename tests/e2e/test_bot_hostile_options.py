@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 
 from tests.e2e.conftest import Spades, refused
+from tests.e2e.hostile import leaks
 
 
 async def test_season_options_from_elsewhere_or_out_of_range_are_refused(spades: Spades) -> None:
@@ -46,3 +47,4 @@ async def test_a_bot_or_someone_already_entered_cannot_be_brought_into_a_tournam
             "SomeBot is a bot")
     await fake.wait_until(lambda: "Ann & Ben" in signup.content and "SomeBot" not in signup.content,
                           what="one entry, Ann & Ben")
+    assert not leaks(fake), leaks(fake)

@@ -11,6 +11,7 @@ import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage
 from tests.e2e.conftest import Spades, Table
+from tests.e2e.hostile import leaks
 from tests.e2e.test_bot_tournament import FAST, GAME_FOOTER, _is_podium, _signed_up
 
 SUMMARY = re.compile(r"^### Hand (\d+) scored", re.MULTILINE)
@@ -61,3 +62,4 @@ async def test_the_last_rounds_summaries_are_out_before_its_thread_is_archived(s
     assert spades.bot is not None
     log = spades.bot.log_text()
     assert " ERROR " not in log, log[-3000:]
+    assert not leaks(fake), leaks(fake)  # no raw id nor markup anywhere in what the tournament said

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.discord_ui.errors import DISCORD_LIMIT, report_error
+from bot.discord_ui.safe_text import quoted_parts
 from bot.service import Refusal
 from bot.service.coach import ReviewAnswer
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 
 def _cut(text: str) -> str:
+    """A hint or review as shown: the players it names as written, within one message."""
+    text = quoted_parts(text)
     return text if len(text) <= DISCORD_LIMIT else text[: DISCORD_LIMIT - 1] + "…"
 
 
@@ -33,7 +36,7 @@ async def hint(interaction: Click, game_id: str) -> None:
         live = client.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
         await interaction.response.defer(ephemeral=True, thinking=True)
         text = await client.coaching.hint(live, interaction.user.id)
-        await interaction.followup.send(text, ephemeral=True)
+        await interaction.followup.send(_cut(text), ephemeral=True)
     except Exception as error:
         await report_error(interaction, error)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from bot.service.errors import NAME_END, NAME_START
+from bot.engine.names import NAME_END, NAME_START
 
 ZWSP = "\u200b"
 # The characters Discord's markdown reads anywhere: a backslash before any of them shows it as it is.

@@ -19,9 +19,9 @@ from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.safe_text import shown
 from bot.discord_ui.tournament_poster import missing_thread_permissions, signup_view
 from bot.discord_ui.tournament_render import signup_text, standings_text
+from bot.engine.names import named
 from bot.engine.tournament import MAX_ROUNDS
 from bot.service import Refusal
-from bot.service.errors import named
 from bot.service.tournaments import LiveTournament
 
 if TYPE_CHECKING:

@@ -7,13 +7,6 @@ import re
 ECHO_LIMIT = 60  # characters of a user's own input said back inside “…”
 MESSAGE_LIMIT = 1800  # Discord allows 2,000 characters; leave room for what a renderer adds
 _ECHO = re.compile(r"“([^”]*)”")
-NAME_START, NAME_END = "\u2068", "\u2069"  # Unicode's isolates: a name stays apart from the sentence around it
-
-
-def named(name: str) -> str:
-    """A person's name inside a refusal, marked so the Discord layer shows it as written (never as
-    markdown or a mention), and so a right-to-left name doesn't reorder the words around it."""
-    return f"{NAME_START}{name}{NAME_END}"
 
 
 def shorten_echoes(message: str) -> str:

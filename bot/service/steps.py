@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from bot.engine import EngineError, Game, NotYourTurn, Phase
+from bot.engine.names import named
 from bot.service.changes import Change, GameCancelled, HandDealt, HandScored, TrickWon
 from bot.service.context import Pace
 from bot.service.deadlines import ComputerMove, NextDeal, Remind, Takeover, Timer
-from bot.service.errors import Refusal, named
+from bot.service.errors import Refusal
 from bot.service.live import LiveGame
 from bot.store import Post
 

@@ -15,10 +15,10 @@ from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, ZWSP, in_code, quoted_p
 from bot.discord_ui.season_render import list_text
 from bot.discord_ui.tournament_render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, table_view
+from bot.engine.names import named
 from bot.engine.swiss import TableResult
 from bot.engine.tournament import Tournament
 from bot.service import LeaderboardEntry, Season
-from bot.service.errors import named
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo
 

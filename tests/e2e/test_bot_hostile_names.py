@@ -1,5 +1,5 @@
 """Players named like markup play a whole game: every message the bot sends (lobby, table, panels,
-turn mentions, direct messages, hand summaries, game over, score, leaderboard, stats, refusals)
+turn mentions, direct messages, hand summaries, game over, score, reviews, leaderboard, stats, refusals)
 shows their names as written, never as a link, a mention, a heading or a broken code block."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE
 from tests.e2e.conftest import Spades, game_over_message, name_of, refused, start_game
 from tests.e2e.hostile import HEADING_NAME, LINK_NAME, leaks, mention_name
+from tests.e2e.test_bot_coach import settled
 
 ROLE_ID = 1234567890123456789
 
@@ -30,6 +31,8 @@ async def test_a_game_of_hostile_names_shows_every_name_as_written(spades: Spade
     board = await spades.command(dave, channel, "leaderboard")
     assert "leaderboard" in board.content
     for user in (link, mention, heading):
+        review = await settled(spades, await spades.command(user, channel, "review"), "a review")
+        assert review.startswith("**Review of game `") and "\u2068" not in review, review
         stats = await spades.command(dave, channel, "stats", user=user)
         assert "1\u00a0game" in stats.content, stats.content
         assert name_of(user) not in stats.content

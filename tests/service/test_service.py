@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from bot.engine import Phase, seat_view
+from bot.engine.names import named
 from bot.service import (
     ActedForPlayer,
     GameOver,
@@ -18,7 +19,6 @@ from bot.service import (
     TurnReminder,
 )
 from bot.service.deadlines import Takeover
-from bot.service.errors import named
 from tests.record_check import check_record
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, NAMES, Harness
 

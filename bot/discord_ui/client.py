@@ -48,6 +48,8 @@ class SpadesBot(discord.Client):
     of the message when Discord echoed the edit (7% of the bot's CPU under load). Built on the game
     service, which it shows; the other services are attached before it starts."""
 
+    button_kinds = (*BUTTON_KINDS, TournamentButton)  # every button the bot answers, restart-proof
+
     def __init__(self, service: GameService, *, dev_guild_id: int | None = None, sync_commands: bool = True,
                  refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
                  global_rate: float = TOKEN_GLOBAL_RATE, webhook_edits: int = EDITS_PER_WINDOW,
@@ -113,9 +115,9 @@ class SpadesBot(discord.Client):
         await self.seasons.recover()
         await self.tournaments.recover()  # after the games: its tables' games run again
 
-    button_kinds = (*BUTTON_KINDS, TournamentButton)
-
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click no button kind answers (a forged or outdated id) is refused in words: discord.py
+        would leave it unanswered ("This interaction failed")."""
         self.publisher.webhooks.note(interaction)
         custom_id = cast("dict[str, Any]", interaction.data or {}).get("custom_id")
         if interaction.type is discord.InteractionType.component and not (

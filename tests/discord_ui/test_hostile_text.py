@@ -9,18 +9,20 @@ from typing import Literal
 
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
+from bot.discord_ui import faces
 from bot.discord_ui.errors import DISCORD_LIMIT
 from bot.discord_ui.render import leaderboard_text, scoreboard_text
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, ZWSP, in_code, quoted_parts, shown
 from bot.discord_ui.season_render import list_text
 from bot.discord_ui.tournament_render import podium_text, signup_text, standings_text
-from bot.engine import Game, Mode, Rules, table_view
+from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.engine.names import named
 from bot.engine.swiss import TableResult
 from bot.engine.tournament import Tournament
 from bot.service import LeaderboardEntry, Season
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo
+from tests.discord_ui.test_render import _live
 
 
 def test_markup_in_a_name_is_escaped_and_mentions_are_broken() -> None:
@@ -101,3 +103,14 @@ def test_a_leaderboard_of_long_markup_names_fits_one_message() -> None:
     text = leaderboard_text("**Spades Club**", "cutthroat", "rating", entries, "all time")
     assert len(text) <= DISCORD_LIMIT and text.startswith(r"**\*\*Spades Club\*\* (all time) — cutthroat")
     assert "… and " in text and "#1 **" + shown("*_`|" * 8) + "**" in text
+
+
+def test_a_refusal_shown_on_a_panel_names_the_player_as_written() -> None:
+    live = _live(Mode.CUTTHROAT, Rules(), seed=3)
+    assert live.game is not None
+    view = seat_view(live.game, 0)
+    texts = [part.content for part in faces.panel(live, view, f"It's {named('**x**')}'s turn.").parts
+             if isinstance(part, faces.Text)]
+    assert "⚠️ It's \\*\\*x\\*\\*'s turn." in texts
+    [closed] = faces.closed_panel(f"{named('<@1>')} took the seat.").parts
+    assert isinstance(closed, faces.Text) and closed.content == f"\\<@{ZWSP}1> took the seat."

@@ -13,15 +13,15 @@ import unicodedata
 
 from bot.engine.names import NAME_END, NAME_START
 
-ZWSP = "\u200b"
 # The characters Discord's markdown reads anywhere: a backslash before any of them shows it as it is.
-_MARKUP = re.compile(r"[\\*_~|`\[\]<:]")
+_MARKUP = re.compile(r"[\\*_~|`\[\]<:@]")
 # What is markup only at the start of a line (a heading, a quote, a list, small text), where a name
 # may stand: the first character escaped, or the dot of "1.".
 _LINE_START = re.compile(r"^(?:[-#>+]|\d+(?=\.))")
-_BIDI = dict.fromkeys(map(ord, "\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f"))
+# Direction marks, embeddings, overrides and isolates (never sent: taken out of names).
+_BIDI = dict.fromkeys([0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)])
 _PARTS = re.compile(f"“([^”]*)”|{NAME_START}([^{NAME_END}]*){NAME_END}")
-BACKTICK_LOOKALIKE = "ˋ"  # U+02CB: a code block can't be closed by it
+BACKTICK_LOOKALIKE = "‵"  # U+2035, the reversed prime: it looks like a backtick but can't close a code block
 
 
 def _plain(text: str) -> str:
@@ -33,11 +33,10 @@ def _plain(text: str) -> str:
 
 
 def shown(name: str) -> str:
-    """`name` in markdown text: every markup character escaped, and mentions (`@everyone`, `<@id>`)
-    broken with a zero-width space, so Discord shows exactly the characters of the name."""
+    """`name` in markdown text: every markup character escaped (`@` too, so `@everyone` and `<@id>`
+    are no mentions), so Discord shows exactly the characters of the name."""
     text = _MARKUP.sub(r"\\\g<0>", _plain(name))
-    text = _LINE_START.sub(lambda m: m[0] + "\\" if m[0][0].isdigit() else "\\" + m[0], text)
-    return text.replace("@", "@" + ZWSP)
+    return _LINE_START.sub(lambda m: m[0] + "\\" if m[0][0].isdigit() else "\\" + m[0], text)
 
 
 def in_code(name: str) -> str:

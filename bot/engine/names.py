@@ -7,7 +7,7 @@ as written (never as markdown, a link or a mention: `bot.discord_ui.safe_text.qu
 
 from __future__ import annotations
 
-NAME_START, NAME_END = "\u2068", "\u2069"
+NAME_START, NAME_END = chr(0x2068), chr(0x2069)  # never sent: the Discord layer takes them out
 
 
 def named(name: str) -> str:

@@ -51,7 +51,7 @@ LONGEST_SEASON = timedelta(days=10 * 366)  # an end further off is a typo, and f
 # Characters that draw nothing: format controls (zero-width spaces, joiners, direction marks), spaces,
 # combining marks alone, and the blank letters (Hangul fillers, the blank Braille pattern).
 _INVISIBLE_CATEGORIES = ("Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me")
-_BLANK_LETTERS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+_BLANK_LETTERS = frozenset(map(chr, (0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800)))
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _DATE_TIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t](\d{1,2}):(\d{2})(?::(\d{2}))?")
 

@@ -12,7 +12,7 @@ from bot.ai.drive import random_moves, turns
 from bot.discord_ui import faces
 from bot.discord_ui.errors import DISCORD_LIMIT
 from bot.discord_ui.render import leaderboard_text, scoreboard_text
-from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, ZWSP, in_code, quoted_parts, shown
+from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, in_code, quoted_parts, shown
 from bot.discord_ui.season_render import list_text
 from bot.discord_ui.tournament_render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, seat_view, table_view
@@ -27,7 +27,7 @@ from tests.discord_ui.test_render import _live
 
 def test_markup_in_a_name_is_escaped_and_mentions_are_broken() -> None:
     assert shown("**b**||s||[x](http://evil.example)") == r"\*\*b\*\*\|\|s\|\|\[x\](http\://evil.example)"
-    assert shown("<@&123> @everyone") == f"\\<@{ZWSP}&123> @{ZWSP}everyone"
+    assert shown("<@&123> @everyone") == r"\<\@&123> \@everyone"
     assert [shown(n) for n in ("# big", "-# small", "> quote", "1. list", "+ item")] == [
         r"\# big", r"\-# small", r"\> quote", r"1\. list", r"\+ item"]
     assert shown("Mary-Jane #2 (ok) 1.5") == "Mary-Jane #2 (ok) 1.5"  # nothing to escape: unchanged
@@ -41,7 +41,7 @@ def test_in_a_code_block_a_name_cannot_close_the_block() -> None:
 
 def test_names_and_echoes_in_a_refusal_are_escaped_the_rest_kept() -> None:
     said = quoted_parts(f"It's {named('**x**')}'s turn. “<@&1>” isn't a bid: use `/spades bid`.")
-    assert said == f"It's \\*\\*x\\*\\*'s turn. “\\<@{ZWSP}&1>” isn't a bid: use `/spades bid`."
+    assert said == r"It's \*\*x\*\*'s turn. “\<\@&1>” isn't a bid: use `/spades bid`."
 
 
 def test_the_score_table_keeps_one_code_block_whatever_the_names() -> None:
@@ -113,4 +113,4 @@ def test_a_refusal_shown_on_a_panel_names_the_player_as_written() -> None:
              if isinstance(part, faces.Text)]
     assert "⚠️ It's \\*\\*x\\*\\*'s turn." in texts
     [closed] = faces.closed_panel(f"{named('<@1>')} took the seat.").parts
-    assert isinstance(closed, faces.Text) and closed.content == f"\\<@{ZWSP}1> took the seat."
+    assert isinstance(closed, faces.Text) and closed.content == r"\<\@1> took the seat."

@@ -16,6 +16,7 @@ from bot.ai.policy import winners_of
 from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView, card_label, mask_of
 from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card
+from bot.engine.names import named
 
 LOW_RANKS = 7  # 2 to 8: a card a nil bidder may lead expecting to be beaten
 
@@ -121,7 +122,7 @@ def play_reason(view: SeatView, card: Card) -> str:
     wins = bool(winners >> card & 1)
     leading = not view.trick
     best = card_label(state.best) if state.best >= 0 else ""
-    seat, names = view.seat, view.names
+    seat, names = view.seat, [named(name) for name in view.names]
     played = {s for s, _ in view.trick}
     mate = (seat + 2) % 4 if view.mode is Mode.PARTNERS else None
     if _clean_nil(view, seat):

@@ -30,6 +30,7 @@ from bot.engine import (
     seat_view,
 )
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, Card
+from bot.engine.names import NAME_END, NAME_START, named
 
 REVIEW_ITERATIONS = 24  # sampled deals per decision: a whole game in a few seconds on one core
 REVIEW_SECONDS = 8.0  # at most this long for one review; hands past it are left out, and said so
@@ -192,7 +193,7 @@ def _tricks_taken(record: Mapping[str, Any], seat: int) -> dict[int, int]:
 def turning_points(record: Mapping[str, Any], seat: int) -> list[str]:
     """Bag penalties on the seat's side and every nil (made or set), hand by hand, in words."""
     partners = record["mode"] == "partners"
-    names = {int(p["seat"]): str(p["name"]) for p in record["players"]}
+    names = {int(p["seat"]): named(str(p["name"])) for p in record["players"]}
     seats = len(names)
     rules = record["rules"]
     limit, penalty = int(rules.get("bag_limit", 10)), int(rules.get("bag_penalty", 100))
@@ -232,7 +233,7 @@ def turning_points(record: Mapping[str, Any], seat: int) -> list[str]:
 
 def review_text(review: Review) -> str:
     """The review in a few lines, for a private reply or the terminal."""
-    lines = [f"**Review of game `{review.game_id}`** for {review.name}, by the hard computer player"]
+    lines = [f"**Review of game `{review.game_id}`** for {named(review.name)}, by the hard computer player"]
     if review.hands_reviewed < review.hands_played:
         lines.append(f"(the first {review.hands_reviewed} of {review.hands_played} hands, in the time allowed)")
     lines.append("**Bids**")
@@ -300,5 +301,6 @@ def run(args: argparse.Namespace) -> None:
     else:
         seats = [int(p["seat"]) for p in players if p.get("kind") == "human"] or [int(p["seat"]) for p in players]
     for index, seat in enumerate(seats):
-        text = review_text(review_game(record, seat, seed=args.seed)).replace("**", "").replace("`", "")
+        text = review_text(review_game(record, seat, seed=args.seed))
+        text = "".join(c for c in text if c not in (NAME_START, NAME_END)).replace("**", "").replace("`", "")
         print(("\n" if index else "") + text)

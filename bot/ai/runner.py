@@ -10,8 +10,12 @@ review never keeps a computer player waiting.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import multiprocessing
 import os
+import signal
+import sys
+import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -25,6 +29,34 @@ from bot.engine import SeatView
 
 POOLED_LEVELS = frozenset({"hard"})
 MIN_SEARCH_S = 0.05  # what a search still gets when the queue or a worker's start ate its budget
+PR_SET_PDEATHSIG = 1  # Linux prctl: a signal the kernel sends this process when its parent dies
+PARENT_CHECK_S = 1.0  # elsewhere: how often a worker looks for its parent
+
+
+def die_with_parent(parent: int) -> None:
+    """A pool worker's initializer: the worker ends when the bot does, however the bot ends. A worker
+    waits on a queue whose other end it also holds, so a killed bot's workers (about 30 MB each)
+    would wait forever, and a crash loop would pile them up. On Linux the kernel kills the worker
+    when its parent dies; elsewhere a thread looks for the parent every second."""
+    if sys.platform.startswith("linux"):
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    else:
+        threading.Thread(target=_watch_parent, args=(parent,), daemon=True, name="parent-watch").start()
+    if os.getppid() != parent:  # the parent died before the worker could ask to follow it
+        os._exit(1)
+
+
+def _watch_parent(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(1)
+
+
+def worker_pool(workers: int) -> ProcessPoolExecutor:
+    """Worker processes that die with the bot. "spawn": the service has threads (discord.py, the
+    store's reader and fsync), which fork must not copy."""
+    return ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=die_with_parent, initargs=(os.getpid(),))
 
 
 def decide_in_worker(level: str, view: SeatView, seed: int, deadline: float) -> Move:
@@ -56,8 +88,7 @@ class DecisionRunner:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # "spawn": the service has threads (discord.py, the store's reader and fsync), which fork must not copy.
-            self._pool = ProcessPoolExecutor(self.workers, mp_context=multiprocessing.get_context("spawn"))
+            self._pool = worker_pool(self.workers)
         return self._pool
 
     async def hint(self, view: SeatView, seed: int) -> Hint:
@@ -69,7 +100,7 @@ class DecisionRunner:
     async def review(self, record: Mapping[str, Any], seat: int, seed: int) -> str:
         """A finished game's review for one seat, in the review process (one at a time)."""
         if self._review_pool is None:
-            self._review_pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+            self._review_pool = worker_pool(1)
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._review_pool, review_in_worker, dict(record), seat, seed)
 

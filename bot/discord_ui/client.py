@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
@@ -22,8 +22,8 @@ from bot.discord_ui.season_poster import PodiumPoster
 from bot.discord_ui.tournament_commands import TournamentCommands
 from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
 from bot.discord_ui.transport import RateLimits, Transport, discordpy
-from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS
-from bot.service import GameService
+from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, answers
+from bot.service import GameService, Refusal
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService
 from bot.service.tournaments import TournamentService
@@ -47,6 +47,8 @@ class SpadesBot(discord.Client):
     No message cache: nothing reads it, and every edit of a cached table cost a copy and a re-parse
     of the message when Discord echoed the edit (7% of the bot's CPU under load). Built on the game
     service, which it shows; the other services are attached before it starts."""
+
+    button_kinds = (*BUTTON_KINDS, TournamentButton)  # every button the bot answers, restart-proof
 
     def __init__(self, service: GameService, *, dev_guild_id: int | None = None, sync_commands: bool = True,
                  refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
@@ -106,7 +108,7 @@ class SpadesBot(discord.Client):
 
     async def setup_hook(self) -> None:
         self.tree.add_command(spades_group())
-        self.add_dynamic_items(*BUTTON_KINDS, TournamentButton)
+        self.add_dynamic_items(*self.button_kinds)
         self.fast_clicks.install()
         count_messages(self, self.publisher.note_message)
         if self.sync_commands:
@@ -120,7 +122,13 @@ class SpadesBot(discord.Client):
         await self.tournaments.recover()  # after the games: its tables' games run again
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
+        """A click no button kind answers (a forged or outdated id) is refused in words: discord.py
+        would leave it unanswered ("This interaction failed")."""
         self.publisher.webhooks.note(interaction)
+        custom_id = cast("dict[str, Any]", interaction.data or {}).get("custom_id")
+        if interaction.type is discord.InteractionType.component and not (
+                isinstance(custom_id, str) and answers(custom_id, self.button_kinds)):
+            await report_error(interaction, Refusal(STRAY_CLICK))
 
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         self.publisher.note_message(payload.channel_id, payload.message_id, deleted=True)

@@ -13,6 +13,7 @@ import discord
 from discord import app_commands
 
 from bot.discord_ui.errors import DISCORD_LIMIT, report_error
+from bot.discord_ui.safe_text import quoted_parts
 from bot.service import Refusal
 from bot.service.coach import ReviewAnswer
 
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
 
 
 def _cut(text: str) -> str:
+    """A hint or review as shown: the players it names as written, within one message."""
+    text = quoted_parts(text)
     return text if len(text) <= DISCORD_LIMIT else text[: DISCORD_LIMIT - 1] + "…"
 
 
@@ -33,9 +36,17 @@ async def hint(interaction: Click, game_id: str) -> None:
         live = client.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
         await interaction.response.defer(ephemeral=True, thinking=True)
         text = await client.coaching.hint(live, interaction.user.id)
-        await interaction.edit_original_response(content=text)  # the "thinking…" answer becomes the hint
+        await interaction.edit_original_response(content=_cut(text))  # the "thinking…" answer becomes the hint
     except Exception as error:
         await report_error(interaction, error)
+
+
+def reviewing_text(game_id: str, waiting: bool) -> str:
+    """The note a review replaces when it's ready. It says itself what to do if the review never
+    comes: a bot restarted meanwhile can't answer here any more (this answer's token died with it)."""
+    queue = " It's next, after a review already under way." if waiting else ""
+    return (f"🔎 Reviewing your game `{game_id}` with the hard computer player: a few seconds.{queue} The review "
+            "will appear here. If it hasn't in a minute (I may have restarted), ask again with `/spades review`.")
 
 
 async def review(interaction: Click, game_id: str | None) -> None:
@@ -50,10 +61,7 @@ async def review(interaction: Click, game_id: str | None) -> None:
             await interaction.response.send_message(_cut(answer.text), ephemeral=True)
             return
         assert answer.pending is not None
-        queue = " It's next, after a review already under way." if answer.waiting else ""
-        await interaction.response.send_message(
-            f"🔎 Reviewing your game `{answer.game_id}` with the hard computer player: a few seconds.{queue} "
-            "The review will appear here.", ephemeral=True)
+        await interaction.response.send_message(reviewing_text(answer.game_id, answer.waiting), ephemeral=True)
         text = await asyncio.shield(answer.pending)  # another asker may be waiting on the same review
         await interaction.edit_original_response(content=_cut(text))
     except Exception as error:

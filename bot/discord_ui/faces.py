@@ -12,6 +12,7 @@ import functools
 from dataclasses import dataclass
 
 from bot.discord_ui import render
+from bot.discord_ui.safe_text import quoted_parts
 from bot.engine import Card, Phase, SeatView, TableView, card_label
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
@@ -129,8 +130,8 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     others play it shows nothing that changes with their moves."""
     my_turn = view.my_turn and live.status == "playing"
     parts: list[Part] = [Text(f"{render.panel_title(view)}\n{render.panel_status(view)}")]
-    if notice:
-        parts.append(Text(f"⚠️ {notice}"))
+    if notice:  # a refusal: the names in it shown as written
+        parts.append(Text(f"⚠️ {quoted_parts(notice)}"))
     game_id = live.game_id
     if view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
         parts.append(Row((bid_button(game_id, "blind"), reveal_button(game_id))))
@@ -150,8 +151,9 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
 
 
 def closed_panel(text: str) -> Face:
-    """A panel for a game that isn't running any more: no buttons left to press."""
-    return Face(TABLE_COLOUR, (Text(text),))
+    """A panel for a game that isn't running any more: no buttons left to press. `text` may be a
+    refusal: the names in it are shown as written."""
+    return Face(TABLE_COLOUR, (Text(quoted_parts(text)),))
 
 
 def table(public: TableView, playing: bool) -> Face:

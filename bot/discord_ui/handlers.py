@@ -87,13 +87,10 @@ class Handlers:
 
     async def panel_action(self, interaction: Click, game_id: str, kind: str, value: str | Card | None) -> None:
         """A bid, a card or "show my cards" from the panel: one click, answered by updating the
-        panel itself (a refusal is shown on it, in words)."""
+        panel itself (a refusal is shown on it, in words). A game the click can't reach (over, or
+        another channel's: the id may be forged onto any message) is refused in a private reply."""
         try:
-            try:
-                live = self._game(interaction, game_id)
-            except Refusal as gone:
-                await self.publisher.edits.update(interaction, faces.closed_panel(str(gone)))
-                return
+            live = self._game(interaction, game_id)
             user_id = interaction.user.id
             notice = None
             self.publisher.answering(live, user_id, True)  # this answer shows the move on the panel

@@ -12,6 +12,7 @@ import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from bot.discord_ui.safe_text import in_code, shown
 from bot.engine import (
     OPTIONS,
     Card,
@@ -56,6 +57,25 @@ def number(value: float, spec: str = "") -> str:
     return format(value, spec).replace("-", MINUS)
 
 
+MESSAGE_LIMIT = 2000  # characters in a Discord message
+
+
+def within_limit(lines: Sequence[str], items: Sequence[str], after: Sequence[str] = (), separator: str = "\n",
+                 limit: int = MESSAGE_LIMIT) -> str:
+    """`lines`, then as many whole `items` as fit in one message (joined by `separator`) with
+    "… and N more" for the rest, then `after`: a long list never cuts a name in half."""
+
+    def text(kept: Sequence[str]) -> str:
+        missing = len(items) - len(kept)
+        listed = separator.join([*kept, *([f"… and {missing} more"] if missing else [])])
+        return "\n".join([*lines, *([listed] if listed else []), *after])
+
+    kept = list(items)
+    while kept and len(text(kept)) > limit:
+        kept.pop()
+    return text(kept)
+
+
 def plural(count: int, word: str) -> str:
     return f"{number(count)}{NBSP}{word}{'' if count == 1 else 's'}"
 
@@ -65,8 +85,14 @@ def points(score: int) -> str:
 
 
 def seat_name(live: LiveGame, seat: int) -> str:
-    """A seat's name from the game's seats (lobby notices; the table reads its snapshot's names)."""
-    return live.seats[seat].name
+    """A seat's name from the game's seats, as shown (lobby notices; the table reads its snapshot's names)."""
+    return shown(live.seats[seat].name)
+
+
+def shown_names(names: Sequence[str]) -> list[str]:
+    """The seats' names as shown in a message (`safe_text.shown`): every renderer that names players
+    takes them from here."""
+    return [shown(name) for name in names]
 
 
 def _value(value: object) -> str:
@@ -135,7 +161,7 @@ def lobby_text(live: LiveGame) -> str:
     seats = []
     for i, s in enumerate(live.seats):
         role = " (host)" if s.user_id is not None and s.user_id == live.host_id else ""
-        seats.append(f"{i + 1}. {s.name}{role}")
+        seats.append(f"{i + 1}. {shown(s.name)}{role}")
     open_seats = live.mode.seats - len(live.seats)
     seats += [f"{len(live.seats) + i + 1}. —" for i in range(open_seats)]
     lines = [
@@ -170,13 +196,13 @@ def table_header(table: TableView) -> str:
 
 def table_seats(table: TableView) -> str:
     """A line per seat: name, bid, tricks this hand, score and bags; who acts, who deals."""
-    scores, bags = table.scores, table.bags
+    scores, bags, names = table.scores, table.bags, shown_names(table.names)
     lines = []
     for seat in range(table.seats):
         marker = "▶ " if table.turn == seat else ""
         dealer = " (dealer)" if table.dealer == seat and not table.is_over else ""
         team = f"{SEP}team{NBSP}{table.side_of(seat) + 1}" if table.mode is Mode.PARTNERS else ""
-        lines.append(f"{marker}**{table.names[seat]}**{dealer} — bid{NBSP}{bid_text(table, seat)}{SEP}"
+        lines.append(f"{marker}**{names[seat]}**{dealer} — bid{NBSP}{bid_text(table, seat)}{SEP}"
                      f"won{NBSP}{table.tricks_won[seat]}{SEP}{points(scores[seat])}{SEP}{plural(bags[seat], 'bag')}"
                      f"{team}")
     return "\n".join(lines)
@@ -185,13 +211,14 @@ def table_seats(table: TableView) -> str:
 def table_play(table: TableView) -> str:
     """The trick in progress, the last trick taken, and what happens next."""
     lines = []
+    names = shown_names(table.names)
     hand = table.hands[-1] if table.hands else None
     if table.phase is Phase.PLAYING:
         number = len(hand.tricks) + 1 if hand else 1
-        shown = trick_text(table.names, table.trick) if table.trick else "no card yet"
-        lines.append(f"**Trick {number}:** {shown}")
+        played = trick_text(names, table.trick) if table.trick else "no card yet"
+        lines.append(f"**Trick {number}:** {played}")
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
-        lines.append(f"Last trick: {last_trick_text(table.names, hand.tricks[-1])}")
+        lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     if table.is_over:
         lines.append("**The game is over.**")
     elif table.phase is Phase.DEALING:
@@ -200,7 +227,7 @@ def table_play(table: TableView) -> str:
         action = "bid" if table.phase is Phase.BIDDING else "play"
         spades = "" if table.phase is Phase.BIDDING else (" · spades broken" if table.spades_broken
                                                           else " · spades not broken")
-        lines.append(f"▶ **{table.names[table.turn]}** to {action}{spades}")
+        lines.append(f"▶ **{names[table.turn]}** to {action}{spades}")
     return "\n".join(lines)
 
 
@@ -244,7 +271,7 @@ def panel_status(view: SeatView) -> str:
     led = SUIT_OF[view.trick[0][1]]
     follow = any(SUIT_OF[c] == led for c in view.hand)
     how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
-    return f"**Your turn:** {view.names[view.trick[0][0]]} led {card_label(view.trick[0][1])}, {how}."
+    return f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}, {how}."
 
 
 def panel_title(view: SeatView) -> str:
@@ -254,10 +281,11 @@ def panel_title(view: SeatView) -> str:
 def panel_details(view: SeatView) -> str:
     """On the player's turn the trick so far (or the bids); always their own bid, tricks and score."""
     lines = []
+    names = shown_names(view.names)
     if view.my_turn and view.phase is Phase.PLAYING:
-        lines.append(f"Trick: {trick_text(view.names, view.trick)}" if view.trick else "Trick: no card yet")
+        lines.append(f"Trick: {trick_text(names, view.trick)}" if view.trick else "Trick: no card yet")
     elif view.my_turn and view.phase is Phase.BIDDING:
-        bids = [f"{view.names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
+        bids = [f"{names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
@@ -285,14 +313,15 @@ def dm_text(view: SeatView, table_link: str) -> str:
 def ping_text(table: TableView, user_id: int | None) -> str:
     """The mention of a person whose turn it is (`user_id`), with what they need to act."""
     mention = f"<@{user_id}>"
+    names = shown_names(table.names)
     if table.phase is Phase.BIDDING:
-        bids = [f"{table.names[s]} {bid_text(table, s)}" for s in range(table.seats) if table.bids[s] is not None]
+        bids = [f"{names[s]} {bid_text(table, s)}" for s in range(table.seats) if table.bids[s] is not None]
         so_far = f" Bids so far: {' · '.join(bids)}." if bids else ""
         return f"{mention}, your turn to bid.{so_far}"
     if table.trick:
         leader, card = table.trick[0]
-        led = f"{table.names[leader]} led {card_label(card)}"
-        return f"{mention}, your turn: {led} ({trick_text(table.names, table.trick)})."
+        led = f"{names[leader]} led {card_label(card)}"
+        return f"{mention}, your turn: {led} ({trick_text(names, table.trick)})."
     return f"{mention}, your lead."
 
 
@@ -307,11 +336,12 @@ def hand_summary(table: TableView, hand_number: int) -> str:
     previous = table.hands[hand_number - 2].result if hand_number > 1 else None
     bids = {b.seat: ("blind nil" if b.blind else "nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
     lines = [f"### Hand {hand_number} scored"]
+    names = shown_names(table.names)
     warn = False
     for side in range(table.sides):
         members = table.side_seats(side)
         first = members[0]
-        who = " & ".join(f"**{table.names[s]}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
+        who = " & ".join(f"**{names[s]}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
                          for s in members)
         score = result.scores[first]
         to_go = rules.target - score
@@ -328,14 +358,15 @@ def hand_summary(table: TableView, hand_number: int) -> str:
     if warn:
         lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
     if hand.tricks:
-        lines.append(f"Last trick: {last_trick_text(table.names, hand.tricks[-1])}")
+        lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------------------------ game over
 def game_over_text(table: TableView, outcome: FinishOutcome) -> str:
     """The winner, the final standings and what the game did to each person's rating."""
-    names = " & ".join(table.names[s] for s in table.winners)
+    shown_as = shown_names(table.names)
+    names = " & ".join(shown_as[s] for s in table.winners)
     hands = plural(table.hands_played, "hand")
     rules = table.rules
     how = {"target": f"Past the target of {rules.target} after {hands}.",
@@ -350,7 +381,7 @@ def game_over_text(table: TableView, outcome: FinishOutcome) -> str:
         if side in seen_sides:
             continue
         seen_sides.add(side)
-        who = " & ".join(table.names[s] for s in table.side_seats(side))
+        who = " & ".join(shown_as[s] for s in table.side_seats(side))
         ratings = [rating_change_text(changes[s]) for s in table.side_seats(side) if s in changes]
         rated = f" · {'; '.join(ratings)}" if ratings else ""
         lines.append(f"{ordinal(places[seat])} **{who}** — {points(table.scores[seat])}{rated}")
@@ -392,7 +423,7 @@ def scoreboard_text(table: TableView | None) -> str:
     """The scores hand by hand (`table` None: the game hasn't started)."""
     if table is None:
         return "The game hasn't started yet."
-    heads = [" & ".join(table.names[s][:8] for s in table.side_seats(side)) for side in range(table.sides)]
+    heads = [" & ".join(in_code(table.names[s])[:8] for s in table.side_seats(side)) for side in range(table.sides)]
     width = max(12, *(len(h) for h in heads))
     rows = ["Hand  " + "  ".join(f"{h:>{width}}" for h in heads)]
     for hand in table.hands:
@@ -413,19 +444,20 @@ def scoreboard_text(table: TableView | None) -> str:
 def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry],
                      board: str = "") -> str:
     """`board` says which board it is (a season's, or all time) once the server has seasons."""
-    where = f"{guild_name}{f' ({board})' if board else ''}"
+    where = f"{shown(guild_name)}{f' ({board})' if board else ''}"
     if not entries:
         return f"No finished {mode} games on {where} yet (win rate needs a few games per player)."
-    lines = [f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"]
+    lines = []
     for e in entries:
         rating = (f"rating {number(e.rating, '.1f')}" if e.games >= PROVISIONAL_GAMES
                   else f"rating provisional ({e.games} of {plural(PROVISIONAL_GAMES, 'game')})")
-        lines.append(f"#{e.rank} **{e.name}** — {rating} · {plural(e.wins, 'win')} / {plural(e.games, 'game')} "
+        lines.append(f"#{e.rank} **{shown(e.name)}** — {rating} · {plural(e.wins, 'win')} / {plural(e.games, 'game')} "
                      f"({e.win_rate:.0%}) · {plural(e.points, 'point')}")
-    return "\n".join(lines)
+    return within_limit([f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"], lines)
 
 
 def stats_text(name: str, stats: PlayerStats) -> str:
+    name = shown(name)
     if stats.games == 0:
         return f"{name} hasn't finished a game on this server yet."
     lines = [
@@ -437,9 +469,9 @@ def stats_text(name: str, stats: PlayerStats) -> str:
     if stats.hinted_games:
         lines.append(f"Played with hints: {stats.hinted_games} of {plural(stats.games, 'game')}")
     for rating in stats.ratings:
-        shown = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
-                 else f"rating provisional ({rating.games} of {plural(PROVISIONAL_GAMES, 'game')})")
-        lines.append(f"{rating.mode}: {shown} ({rating.wins}/{rating.games} won)")
+        figure = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
+                  else f"rating provisional ({rating.games} of {plural(PROVISIONAL_GAMES, 'game')})")
+        lines.append(f"{rating.mode}: {figure} ({rating.wins}/{rating.games} won)")
     return "\n".join(lines)
 
 

@@ -31,6 +31,14 @@ def _require_manager(interaction: Command, what: str) -> None:
         raise Refusal(f"Only members with Manage Server can {what}.")
 
 
+def _require_here(interaction: Command, channel_id: int) -> None:
+    """A channel option names a channel of the server the command came from. Discord's own `guild_id`
+    on the option is the command's, whatever channel was sent: the bot's view of the channel decides."""
+    found = interaction.client.get_channel(channel_id)
+    if not isinstance(found, discord.abc.GuildChannel) or found.guild.id != interaction.guild_id:
+        raise Refusal("The podium's channel must be one of this server's: pick one here, or leave `channel` out.")
+
+
 class SeasonCommands(app_commands.Group, name="season", description="Seasons of this server's leaderboard"):
     @app_commands.command(description="Manage Server: start a season; everyone starts it with a fresh rating")
     @app_commands.describe(name="what to call it, e.g. Spring 2026",
@@ -40,6 +48,8 @@ class SeasonCommands(app_commands.Group, name="season", description="Seasons of 
     async def start(self, interaction: Command, name: app_commands.Range[str, 1, NAME_LIMIT], end: str | None = None,
                     channel: app_commands.AppCommandChannel | None = None) -> None:
         _require_manager(interaction, "start a season")
+        if channel is not None:
+            _require_here(interaction, channel.id)
         if channel is not None and channel.type not in PODIUM_CHANNELS:
             raise Refusal("A podium needs a text channel: pick one, or leave `channel` out to use this one.")
         podium_channel = channel.id if channel is not None else _channel_id(interaction)

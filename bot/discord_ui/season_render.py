@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from discord.utils import escape_markdown
-
 from bot.discord_ui.podium import Standing, podium_png, rating_text, stats_card_png
-from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural
+from bot.discord_ui.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural, within_limit
+from bot.discord_ui.safe_text import shown
 from bot.service import LeaderboardEntry, PlayerStats, Season, SeasonRhythm
 from bot.service.seasons import ALL_TIME, PlayerCard, Podium
 
@@ -35,7 +34,7 @@ def last_day(season: Season) -> str:
 
 
 def title(season: Season) -> str:
-    return f"season “{escape_markdown(season.name)}”"
+    return f"season “{shown(season.name)}”"
 
 
 def span(season: Season) -> str:
@@ -50,29 +49,28 @@ def span(season: Season) -> str:
 def started_text(season: Season) -> str:
     ends = (f"It ends {until(season.ends_at)}." if season.ends_at is not None
             else "It runs until someone with Manage Server types `/spades season end`.")
-    return (f"## ♠ Season “{escape_markdown(season.name)}” has started\n"
+    return (f"## ♠ Season “{shown(season.name)}” has started\n"
             f"Every game finished on this server from now on counts on its leaderboard too, where everyone "
             f"starts with a fresh rating; all time goes on as before. {ends} "
             f"Its podium will be posted in <#{season.channel_id}>.")
 
 
 def ended_text(season: Season) -> str:
-    return f"Season “{escape_markdown(season.name)}” has ended; its podium goes to <#{season.channel_id}>."
+    return f"Season “{shown(season.name)}” has ended; its podium goes to <#{season.channel_id}>."
 
 
 def list_text(seasons: Sequence[Season], rhythm: SeasonRhythm | None) -> str:
-    lines = ["**Seasons on this server**"]
+    head = "**Seasons on this server**"
     if not seasons:
-        lines.append("None yet. Someone with Manage Server can start one with `/spades season start`.")
-    for season in seasons:
-        state = "**running**, " if season.running else ""
-        lines.append(f"• “{escape_markdown(season.name)}” — {state}{span(season)}")
+        head += "\nNone yet. Someone with Manage Server can start one with `/spades season start`."
+    listed = [f"• “{shown(season.name)}” — {'**running**, ' if season.running else ''}{span(season)}"
+              for season in seasons]
+    after = []
     if rhythm is not None:
-        lines.append("A new season starts every calendar month (UTC), named by the month, like 2026-11.")
+        after.append("A new season starts every calendar month (UTC), named by the month, like 2026-11.")
     if seasons:
-        lines.append("`/spades leaderboard season:` shows any of them, or all time.")
-    text = "\n".join(lines)
-    return text if len(text) <= 1900 else text[:1899] + "…"
+        after.append("`/spades leaderboard season:` shows any of them, or all time.")
+    return within_limit([head], listed, after)
 
 
 def board_label(season: Season | None, any_seasons: bool) -> str:
@@ -88,13 +86,13 @@ def _rating(entry: LeaderboardEntry) -> str:
 
 def podium_text(podium: Podium) -> str:
     """The season's end: its first three per mode played, with their figures."""
-    lines = [f"## 🏆 Season “{escape_markdown(podium.season.name)}” is over", span(podium.season)]
+    lines = [f"## 🏆 Season “{shown(podium.season.name)}” is over", span(podium.season)]
     if not podium.boards:
         lines.append("No game was finished in it, so nobody is on its podium.")
     for mode, entries in podium.boards:
         lines.append(f"**{MODE_TITLES[mode]}**")
         for medal, entry in zip(MEDALS, entries, strict=False):
-            lines.append(f"{medal} **{escape_markdown(entry.name)}** — {_rating(entry)} · "
+            lines.append(f"{medal} **{shown(entry.name)}** — {_rating(entry)} · "
                          f"{entry.wins} of {plural(entry.games, 'game')} won · {plural(entry.points, 'point')}")
     if podium.boards:
         lines.append("The final top ten is in the picture; `/spades leaderboard season:` shows it any time.")
@@ -113,17 +111,17 @@ def podium_picture(podium: Podium) -> bytes | None:
 
 def season_stats_text(season: Season, stats: PlayerStats) -> str:
     """The season's lines under the all-time ones of `/spades stats`."""
-    head = f"**Season “{escape_markdown(season.name)}”**" + ("" if season.running else " (ended)")
+    head = f"**Season “{shown(season.name)}”**" + ("" if season.running else " (ended)")
     if stats.games == 0:
         return f"{head}: no finished game yet."
     lines = [f"{head}: {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%})",
              f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried} · "
              f"bags per hand {stats.bags_per_hand:.2f}"]
     for rating in stats.ratings:
-        shown = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
-                 else f"rating {number(rating.rating, '.1f')}, provisional ({rating.games} of "
-                      f"{plural(PROVISIONAL_GAMES, 'game')})")
-        lines.append(f"{rating.mode} this season: {shown}")
+        figure = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
+                  else f"rating {number(rating.rating, '.1f')}, provisional ({rating.games} of "
+                       f"{plural(PROVISIONAL_GAMES, 'game')})")
+        lines.append(f"{rating.mode} this season: {figure}")
     return "\n".join(lines)
 
 

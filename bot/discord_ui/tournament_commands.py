@@ -16,8 +16,10 @@ from discord import app_commands
 
 from bot.discord_ui.commands import ModeName, SetPenalty, _channel_id, _guild_id
 from bot.discord_ui.handlers import display_name, is_server_manager
+from bot.discord_ui.safe_text import shown
 from bot.discord_ui.tournament_poster import missing_thread_permissions, signup_view
 from bot.discord_ui.tournament_render import signup_text, standings_text
+from bot.engine.names import named
 from bot.engine.tournament import MAX_ROUNDS
 from bot.service import Refusal
 from bot.service.tournaments import LiveTournament
@@ -46,6 +48,12 @@ async def _require_organiser(interaction: Command, live: LiveTournament | None, 
     if not await _may_organise(interaction):
         raise Refusal(f"Only the organiser, or members with Manage Server (or the server's tournament role), can "
                       f"{what}.")
+
+
+def _require_person(user: discord.User, role: str) -> None:
+    """Only people play in a tournament (its computer players are the bot's own, not other apps)."""
+    if user.bot:
+        raise Refusal(f"{named(display_name(user))} is a bot, and a bot can't play as {role}: pick a person.")
 
 
 def _require_threads(interaction: Command) -> None:
@@ -100,9 +108,12 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
             if player is None or replacing is None:
                 raise Refusal("To replace a player, give both `player:` (who comes in) and `replacing:` (who goes).")
             await _require_organiser(interaction, live, "replace players")
+            _require_person(player, "a replacement")
             old = await tournaments.replace(live, replacing.id, player.id, display_name(player))
-            await interaction.response.send_message(f"{display_name(player)} takes over {old}'s entry.")
+            await interaction.response.send_message(f"{shown(display_name(player))} takes over {shown(old)}'s entry.")
             return
+        if partner is not None:
+            _require_person(partner, "a partner")
         partner_info = (partner.id, display_name(partner)) if partner is not None else None
         await tournaments.join(live, interaction.user.id, display_name(interaction.user), partner_info)
         await interaction.response.send_message("You're in the tournament. I'll mention you in your table's thread "
@@ -118,7 +129,7 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
             await _require_organiser(interaction, live, "drop players")
         name = await tournaments.leave(live, interaction.user.id, player.id if player else None,
                                        is_organiser=organiser)
-        text = f"{name} is out of the tournament." if organiser else "You left the tournament."
+        text = f"{shown(name)} is out of the tournament." if organiser else "You left the tournament."
         await interaction.response.send_message(text, ephemeral=not organiser)
 
     @app_commands.command(description="Organiser: seat round 1 now (or, between rounds, the next round)")

@@ -7,12 +7,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from discord.utils import escape_markdown
-
 from bot.discord_ui.chart import has_glyph
 from bot.discord_ui.podium import Figures, podium_png
 from bot.discord_ui.podium import Standing as PodiumLine
-from bot.discord_ui.render import MODE_TITLES, number, plural
+from bot.discord_ui.render import MODE_TITLES, number, plural, within_limit
+from bot.discord_ui.safe_text import shown
 from bot.engine.swiss import Standing
 from bot.engine.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat
@@ -65,13 +64,12 @@ def signup_text(live: LiveTournament) -> str:
         lines.append("**The tournament was cancelled;** none of it counts.")
     entrants = engine.entrants
     lines.append(f"**Entrants ({len(engine.active)}):**")
-    shown = [f"{escape_markdown(e.name)}{' (out)' if e.entrant_id in engine.dropped else ''}" for e in entrants]
-    lines.append(" · ".join(shown) if shown else "nobody yet")
-    return "\n".join(lines)[:2000]
+    names = [f"{shown(e.name)}{' (out)' if e.entrant_id in engine.dropped else ''}" for e in entrants]
+    return within_limit(lines, names or ["nobody yet"], separator=" · ")
 
 
 def seat_text(seat: TableSeat) -> str:
-    return f"<@{seat.user_id}>" if seat.user_id is not None else escape_markdown(seat.name)
+    return f"<@{seat.user_id}>" if seat.user_id is not None else shown(seat.name)
 
 
 def table_call_head(round_number: int, table: int) -> str:
@@ -86,22 +84,17 @@ def table_call(live: LiveTournament, round_number: int, table: int, seats: Seque
 
 def thread_welcome(live: LiveTournament, round_number: int, seats: Sequence[TableSeat]) -> str:
     people = " ".join(seat_text(s) for s in seats if s.user_id is not None)
-    computers = [s.name for s in seats if s.user_id is None]
+    computers = [shown(s.name) for s in seats if s.user_id is None]
     verb = "fills" if len(computers) == 1 else "fill"
     extra = f" {', '.join(computers)} {verb} the empty seats." if computers else ""
     return (f"{people}: your table for round {round_number} of {title(live)}. The game starts here; press "
             f"**My hand** on the table to play.{extra} If you don't show up, a computer player plays for you.")
 
 
-def standings_lines(rows: Sequence[Standing], limit: int = 30) -> list[str]:
-    lines = []
-    for row in rows[:limit]:
-        out = " (out)" if row.dropped else ""
-        lines.append(f"{row.rank}. **{escape_markdown(row.name)}**{out} — {points_text(row.points)} pts · "
-                     f"{number(row.game_points)} game points · {plural(row.games, 'game')}")
-    if len(rows) > limit:
-        lines.append(f"… and {len(rows) - limit} more")
-    return lines
+def standings_lines(rows: Sequence[Standing]) -> list[str]:
+    """A line per entrant (`within_limit` keeps as many as fit in the message)."""
+    return [f"{row.rank}. **{shown(row.name)}**{' (out)' if row.dropped else ''} — {points_text(row.points)} pts · "
+            f"{number(row.game_points)} game points · {plural(row.games, 'game')}" for row in rows]
 
 
 def standings_text(live: LiveTournament, round_number: int, next_in: float | None = None,
@@ -110,21 +103,19 @@ def standings_text(live: LiveTournament, round_number: int, next_in: float | Non
     engine = live.engine
     head = (f"**{title(live)} — standings after round {round_number} of {engine.rounds}**" if round_number
             else f"**{title(live)} — no round played yet**")
-    lines = [head, *standings_lines(live.standings_after(round_number)), *(escape_markdown(s) for s in stopped)]
-    if next_in is not None and round_number < engine.rounds:
-        lines.append(f"Round {round_number + 1} is seated in about {round(next_in)} s.")
-    return "\n".join(lines)[:2000]
+    after = ([f"Round {round_number + 1} is seated in about {round(next_in)} s."]
+             if next_in is not None and round_number < engine.rounds else [])
+    return within_limit([head], standings_lines(live.standings_after(round_number)),
+                        [*(shown(line) for line in stopped), *after])
 
 
 def podium_text(live: LiveTournament, stopped: Sequence[str] = ()) -> str:
     rows = live.standings_after(live.round_number)
-    lines = [f"## 🏆 {title(live)} — final standings", *(escape_markdown(s) for s in stopped)]
+    lines = [f"## 🏆 {title(live)} — final standings", *(shown(line) for line in stopped)]
     medals = ("🥇", "🥈", "🥉")
-    lines += [f"{medals[row.rank - 1]} **{escape_markdown(row.name)}** — {points_text(row.points)} pts"
+    lines += [f"{medals[row.rank - 1]} **{shown(row.name)}** — {points_text(row.points)} pts"
               for row in rows[:3]]
-    lines += standings_lines(rows[3:])
-    lines.append("Every game counted on the leaderboard as usual.")
-    return "\n".join(lines)[:2000]
+    return within_limit(lines, standings_lines(rows[3:]), ["Every game counted on the leaderboard as usual."])
 
 
 def podium_picture(live: LiveTournament) -> bytes | None:

@@ -224,6 +224,15 @@ BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, Re
                 ReviewButton, AgreeCancelButton)
 
 
+STRAY_CLICK = "That button isn't one I answer (it may be from an older version of me): nothing happened."
+
+
+def answers(custom_id: str, kinds: Sequence[type[ui.DynamicItem[Any]]]) -> bool:
+    """Whether one of the button `kinds` answers a click on `custom_id` (a forged or outdated id
+    reaches none of them, and would get no answer at all)."""
+    return any(kind.__discord_ui_compiled_template__.fullmatch(custom_id) for kind in kinds)
+
+
 def _buttons(items: Sequence[ui.Item[Any]]) -> ui.View:
     view = ui.View(timeout=None)
     for item in items:

@@ -110,6 +110,9 @@ class GameService:
     async def delivered(self, post_id: int) -> None:
         await self._outbox.delivered(post_id)
 
+    async def owes_nothing(self, game_id: str, limit: float) -> bool:
+        return await self._outbox.owes_nothing(game_id, limit)
+
     # ---------------------------------------------------------------------------- lookups
     def game_in_channel(self, channel_id: int) -> LiveGame | None:
         return self._context.game_in_channel(channel_id)

@@ -129,17 +129,21 @@ class Lobby:
 
     async def rematch(self, finished_game_id: str, guild_id: int, channel_id: int, user_id: int, name: str,
                       ) -> tuple[LiveGame, bool]:
-        """Rematch on a game-over post: the first click opens a lobby with the same mode, rules and
-        computer players; each later click seats its clicker. A full rematch lobby starts by itself.
-        Returns the lobby and whether this click opened it (that click shows it in the channel):
-        everyone clicks at once at a game's end, so a click that finds no lobby may still lose the
-        race to open one, and then takes a seat in the winner's."""
+        """Rematch on a game-over post: the first click of one of its players opens a lobby with the
+        same mode, rules and computer players; each later click seats its clicker (anyone, as Join
+        would). A full rematch lobby starts by itself. Returns the lobby and whether this click
+        opened it (that click shows it in the channel): everyone clicks at once at a game's end, so
+        a click that finds no lobby may still lose the race to open one, and then takes a seat in
+        the winner's."""
         existing = self._context.channels.get(channel_id)
         if existing is None:
             # Its row and seats say all a rematch needs: its events (a replay) are not read.
             finished = await self._store.get_game(finished_game_id) if looks_like_game_id(finished_game_id) else None
             if finished is None or finished.guild_id != guild_id or finished.channel_id != channel_id:
                 raise Refusal("That game isn't one I can set up again here.")
+            if user_id not in {s.left_user_id or s.user_id for s in finished.seats}:
+                raise Refusal("A rematch is opened by one of that game's players; once it's open, anyone can "
+                              "join it. Or start your own game with `/spades new`.")
             levels = [s.bot_level for s in finished.seats if s.bot_level is not None and s.left_user_id is None]
             try:
                 live = await self.new_lobby(guild_id, channel_id, user_id, name, finished.mode,

@@ -9,6 +9,7 @@ a crash is rebuilt from the game as it stands and published again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import replace
@@ -38,6 +39,7 @@ class Outbox:
     def __init__(self, context: Context) -> None:
         self._context = context
         self._store = context.store
+        self._delivery = asyncio.Event()  # set (and replaced) each time a post is confirmed
 
     async def save(self, live: LiveGame, step: Step) -> Saved:
         """Save a step's events with its next timer and the posts its changes owe; the changes
@@ -103,6 +105,22 @@ class Outbox:
         except StoreError:
             log.warning("post %s was published but couldn't be marked; it may be repeated after a restart",
                         post_id, exc_info=True)
+        woken, self._delivery = self._delivery, asyncio.Event()
+        woken.set()
+
+    async def owes_nothing(self, game_id: str, limit: float) -> bool:
+        """Wait until every post game `game_id` owes Discord is confirmed (what comes after them, such
+        as archiving the game's thread, would stop them), for at most `limit` seconds; whether it was."""
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + limit
+        while True:
+            next_delivery = self._delivery  # taken before reading: a confirmation meanwhile isn't missed
+            if not any(post.game_id == game_id for post in await self._store.pending_posts()):
+                return True
+            if loop.time() >= give_up:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(next_delivery.wait(), give_up - loop.time())
 
     async def changes_of(self, live: LiveGame, posts: Sequence[PendingPost], outcome: FinishOutcome | None,
                          ) -> list[Change]:

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import re
+import unicodedata
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
@@ -46,6 +47,11 @@ PODIUM_PLACES = 10  # the final board drawn with the podium
 NAME_LIMIT = 40
 RECHECK = 3600.0  # the timer looks at the store at least this often, whatever it expects
 RETRY = 60.0  # after the store failed
+LONGEST_SEASON = timedelta(days=10 * 366)  # an end further off is a typo, and far years don't fit a date
+# Characters that draw nothing: format controls (zero-width spaces, joiners, direction marks), spaces,
+# combining marks alone, and the blank letters (Hangul fillers, the blank Braille pattern).
+_INVISIBLE_CATEGORIES = ("Cf", "Cc", "Zs", "Zl", "Zp", "Mn", "Me")
+_BLANK_LETTERS = frozenset(map(chr, (0x115F, 0x1160, 0x3164, 0xFFA0, 0x2800)))
 _DATE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})")
 _DATE_TIME = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})[ t](\d{1,2}):(\d{2})(?::(\d{2}))?")
 
@@ -94,24 +100,27 @@ def parse_end(text: str, now: float) -> float:
     try:
         if match := _DATE_TIME.fullmatch(cleaned):
             year, month, day, hour, minute, second = (int(part or 0) for part in match.groups())
-            end = datetime(year, month, day, hour, minute, second, tzinfo=UTC)
+            end = datetime(year, month, day, hour, minute, second, tzinfo=UTC).timestamp()
         elif match := _DATE.fullmatch(cleaned):
             year, month, day = (int(part) for part in match.groups())
-            end = datetime(year, month, day, tzinfo=UTC) + timedelta(days=1)
+            end = datetime(year, month, day, tzinfo=UTC).timestamp() + timedelta(days=1).total_seconds()
         else:
             raise ValueError("not a date")
     except ValueError:
         raise Refusal(f"“{text.strip()}” isn't a date: write it like 2026-12-31, or 2026-12-31 18:00 (UTC).") from None
-    if end.timestamp() <= now:
+    if end <= now:
         raise Refusal(f"“{text.strip()}” has passed already: a season's end must be in the future.")
-    return end.timestamp()
+    if end > now + LONGEST_SEASON.total_seconds():
+        raise Refusal(f"“{text.strip()}” is more than {LONGEST_SEASON.days // 366} years away: pick a nearer end, "
+                      "or leave `end` out and end the season with `/spades season end`.")
+    return end
 
 
 def clean_name(text: str) -> str:
     """A season's name as typed, on one line, checked."""
     name = " ".join(text.split())
-    if not name:
-        raise Refusal("A season needs a name, like “Spring 2026”.")
+    if all(unicodedata.category(c) in _INVISIBLE_CATEGORIES or c in _BLANK_LETTERS for c in name):
+        raise Refusal("A season needs a name people can see, like “Spring 2026”.")
     if len(name) > NAME_LIMIT:
         raise Refusal(f"A season's name can be up to {NAME_LIMIT} characters long.")
     if name.lower() == ALL_TIME:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from bot.engine import EngineError, Game, Phase
+from bot.engine import EngineError, Game, NotYourTurn, Phase
+from bot.engine.names import named
 from bot.service.changes import Change, GameCancelled, HandDealt, HandScored, TrickWon
 from bot.service.context import Pace
 from bot.service.deadlines import ComputerMove, NextDeal, Remind, Takeover, Timer
@@ -89,6 +90,8 @@ def act(live: LiveGame, action: Callable[[], object], extra: Sequence[Change], n
     tricks_before = len(game.hand_logs[hand_index].tricks) if hand_index >= 0 else 0
     try:
         action()
+    except NotYourTurn as error:
+        raise Refusal(f"It's {named(live.seats[error.seat].name)}'s turn.") from None
     except EngineError as error:
         raise Refusal(str(error)) from None
     changes: list[Change] = list(extra)

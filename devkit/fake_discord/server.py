@@ -1962,6 +1962,10 @@ class FakeDiscord:
                                    INTENT_GUILDS)
         return _json_response(thread.to_payload(), status=201)
 
+    def _archived(self, req: Req) -> web.Response:
+        """Discord refuses to edit a message of an archived thread (a post reopens the thread)."""
+        return self._error(req, 400, 50083, "Thread is archived", record=True)
+
     def _set_archived(self, thread: FakeChannel, archived: bool) -> None:
         if thread.archived == archived or thread.guild is None:
             return
@@ -2056,6 +2060,8 @@ class FakeDiscord:
             return msg
         if msg.author.id != self.bot_user.id:
             return self._error(req, 403, 50005, "Cannot edit a message authored by another user", record=True)
+        if channel.archived:
+            return self._archived(req)
         problems = self._edit_message(msg, req.body if isinstance(req.body, dict) else {}, req.files)
         if problems:
             return self._invalid_form(req, problems)
@@ -2318,6 +2324,8 @@ class FakeDiscord:
         msg = self._webhook_message(req, inter)
         if isinstance(msg, web.Response):
             return msg
+        if msg.channel.archived and not msg.ephemeral:
+            return self._archived(req)
         problems = self._edit_message(msg, req.body if isinstance(req.body, dict) else {}, req.files)
         if problems:
             return self._invalid_form(req, problems)

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from bot.ai import BLIND_NIL, REVEAL, Move
 from bot.ai.coach import advise, bid_reason, blind_nil_reason, only_card_reason, play_reason
 from bot.engine import Game, Mode, Phase, Rules, SeatView, card_label, parse_card, seat_view
+from bot.engine.names import named
 
 
 def deal_with(mode: Mode, fixed: Mapping[int, Sequence[str]]) -> list[list[int]]:
@@ -77,7 +78,7 @@ def test_trumping_in_and_ducking_a_bag_are_named():
     assert ducking.seat == 1 and ducking.tricks_won[1] == 1
     assert play_reason(ducking, card("5C")) == "your bid is made: duck under the Q♣ with the 5♣ to avoid a bag"
     assert play_reason(ducking, card("KC")) == ("your bid is made: take the trick with the K♣, "
-                                                "to set P0, who still needs tricks")
+                                                f"to set {named('P0')}, who still needs tricks")
 
 
 HEARTS = {0: ["2H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "AH"], 1: ["KH"], 2: ["3H"]}
@@ -88,10 +89,10 @@ def test_setting_an_opponents_nil_and_following_with_the_only_card():
     hearts = HEARTS
     lead = position(Mode.CUTTHROAT, hearts, [4, 0, 5], [], first_dealer=2)
     assert lead.seat == 0
-    assert play_reason(lead, card("2H")) == "set P1's nil: lead the low 2♥ so they must go under it"
+    assert play_reason(lead, card("2H")) == f"set {named('P1')}'s nil: lead the low 2♥ so they must go under it"
     after = position(Mode.CUTTHROAT, hearts, [4, 0, 5], ["2H", "KH"], first_dealer=2)
     assert after.seat == 2
-    assert play_reason(after, card("3H")) == "let P1's K♥ win: a nil bidder who takes a trick loses the nil"
+    assert play_reason(after, card("3H")) == f"let {named('P1')}'s K♥ win: a nil bidder who takes a trick loses the nil"
     assert only_card_reason(after) == "it's your only heart, and you must follow suit"
 
 

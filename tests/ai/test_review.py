@@ -13,6 +13,7 @@ from bot.__main__ import main
 from bot.ai import make_player
 from bot.ai.review import COST_FLOOR, review_game, review_text, turning_points
 from bot.engine import Game, Mode, Rules, card_label, export_record, parse_card
+from bot.engine.names import named
 from bot.selfplay import play_game
 
 
@@ -43,7 +44,7 @@ def test_a_review_covers_every_hand_and_names_real_costly_plays(record: dict[str
 def test_the_review_text_is_a_few_lines_per_part(record: dict[str, Any]) -> None:
     text = review_text(review_game(record, 0, seed=1, iterations=4))
     lines = text.splitlines()
-    assert lines[0] == "**Review of game `review-me`** for Seat 1, by the hard computer player"
+    assert lines[0] == f"**Review of game `review-me`** for {named('Seat 1')}, by the hard computer player"
     assert lines.index("**Bids**") < lines.index("**Costliest plays**") < lines.index("**Turning points**")
     assert lines[2].startswith("Hand 1: you bid ")
 
@@ -62,8 +63,8 @@ def test_turning_points_name_nils_and_bag_penalties() -> None:
         ],
     }
     assert turning_points(record, 0) == [
-        "Hand 1: bob's nil was set on trick 1, when bob won with the K♥",
-        "Hand 1: cy's blind nil was made",
+        f"Hand 1: {named('bob')}'s nil was set on trick 1, when {named('bob')} won with the K♥",
+        f"Hand 1: {named('cy')}'s blind nil was made",
         "Hand 2: your bags reached 10, a 100-point penalty",
     ]
     assert turning_points(record, 1)[0] == "Hand 1: your nil was set on trick 1, when you won with the K♥"

@@ -18,6 +18,7 @@ from typing import Any, Literal
 import pytest
 import pytest_asyncio
 
+from bot.discord_ui.safe_text import shown
 from devkit.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeInteraction, FakeMessage, FakeUser
 from devkit.fake_discord.bot_process import BotProcess
 from devkit.fake_discord.pytest_plugin import BotRunner
@@ -203,7 +204,7 @@ class Table:
         return lobby
 
     def seat_of(self, user: FakeUser) -> int:
-        return self.seat_names.index(name_of(user))
+        return self.seat_names.index(shown(name_of(user)))
 
     def read_seats(self) -> None:
         """Seat names in order, from the table message (bots included)."""
@@ -428,7 +429,7 @@ async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[Fak
     for index, user in enumerate(others):
         if index % 2 == 0:
             answer = await spades.click(user, lobby, f"spades:lobby:{table.game_id}:join")
-            assert answer is lobby and name_of(user) in lobby.content
+            assert answer is lobby and shown(name_of(user)) in lobby.content
         else:
             answer = await spades.command(user, channel, "join")
             assert answer.ephemeral and answer.content == "You joined the game."

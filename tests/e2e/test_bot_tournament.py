@@ -250,5 +250,6 @@ async def test_between_rounds_the_organiser_drops_and_replaces_players_with_comm
     welcome = await fake.wait_for_message(table, lambda m: "your table for round 2" in m.content)
     assert all(f"<@{u.id}>" in welcome.content for u in (ann, ben, eve))
     assert all(f"<@{u.id}>" not in welcome.content for u in (cat, dan))
-    assert all(thread.archived for thread in threads)
+    await fake.wait_until(lambda: all(thread.archived for thread in threads), 5,
+                          "round 1's threads archived (once their games' last posts are out)")
     assert spades.bot is not None and "Traceback" not in spades.bot.log_text()

@@ -11,6 +11,7 @@ import pytest
 
 from bot.ai.coach import Hint
 from bot.engine import SeatView
+from bot.engine.names import named
 from bot.service import GameService, LiveGame, Refusal
 from bot.service.coach import CoachService, ThreadCoach
 from tests.record_check import check_record
@@ -127,7 +128,7 @@ async def test_a_review_is_computed_once_and_then_served_from_the_store(harness:
     coach.release.set()
     assert first.pending is not None and bobs.pending is not None
     text = await first.pending
-    assert text.startswith(f"**Review of game `{live.game_id}`** for alice")
+    assert text.startswith(f"**Review of game `{live.game_id}`** for {named('alice')}")
     await bobs.pending
     kept = await coaching.review(GUILD, CHANNEL, ALICE)
     assert kept.text == text and kept.pending is None

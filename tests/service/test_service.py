@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from bot.engine import Phase, seat_view
+from bot.engine.names import named
 from bot.service import (
     ActedForPlayer,
     GameOver,
@@ -121,7 +122,7 @@ async def test_play_refusals_are_specific_and_change_nothing(harness: Harness) -
     assert turn is not None
     other = user_at(live, (turn + 1) % 3)
     events = game.event_count
-    with pytest.raises(Refusal, match=f"It's {live.seats[turn].name}'s turn."):
+    with pytest.raises(Refusal, match=f"It's {named(live.seats[turn].name)}'s turn."):
         await service.bid(live, other, "3")
     with pytest.raises(Refusal, match="You're not playing in this game."):
         await service.bid(live, DAVE, "3")

@@ -60,7 +60,7 @@ class Context:
     shards: ShardSet | None = None  # the servers this process serves (None: all)
     channels: dict[int, LiveTournament] = field(default_factory=dict)
     by_game: dict[str, LiveTournament] = field(default_factory=dict)  # a table's game id -> its tournament
-    tasks: set[asyncio.Task[None]] = field(default_factory=set)  # games' ends being recorded
+    tasks: set[asyncio.Task[None]] = field(default_factory=set)  # games' ends being recorded, threads archived
 
     def register(self, live: LiveTournament) -> None:
         self.channels[live.channel_id] = live

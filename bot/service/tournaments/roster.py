@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.engine import EngineError, Mode, Rules
+from bot.engine.names import named
 from bot.engine.swiss import units_per_table
 from bot.engine.tournament import MIN_TO_START, Stage, Tournament
 from bot.service.context import BOT_LEVELS
@@ -99,8 +100,8 @@ class Roster:
                 left = live.engine.entrant_of(str(user_id)) is None
                 raise Refusal("You left this tournament, so you can't come back as a new entry." if left
                               else "You're already in this tournament.")
-            if partner is not None and live.engine.entrant_of(str(partner[0])) is not None:
-                raise Refusal(f"{partner[1]} is already in this tournament.")
+            if partner is not None:
+                _require_newcomer(live, partner[0], partner[1])
             if live.mode is Mode.PARTNERS:
                 if partner is None:
                     raise Refusal("This is a partners tournament: name your partner with `partner:`.")
@@ -143,6 +144,7 @@ class Roster:
             entrant = live.engine.entrant_of(str(out))
             if entrant is None:
                 raise Refusal("That player isn't in this tournament.")
+            _require_newcomer(live, new, new_name)
             names = [new_name if m == str(out) else live.engine.member_name(m) for m in entrant.members]
             await self._outbox.act(live, lambda: live.engine.replace(entrant.entrant_id, str(out), str(new),
                                                                       team_name(names), new_name))
@@ -175,6 +177,15 @@ class Roster:
             running = [g for g in (self._tables.running_game(live, key) for key in live.tables) if g is not None]
         for game in running:
             await self._context.games.cancel_for(game, "the tournament was cancelled")
+
+
+def _require_newcomer(live: LiveTournament, user_id: int, name: str) -> None:
+    """Someone another person brings in (a partner, a replacement) plays for no entry yet, and
+    didn't leave: said with their name (the engine only knows their id)."""
+    entrant = next((e for e in live.engine.entrants if str(user_id) in e.members), None)
+    if entrant is not None:
+        left = entrant.entrant_id in live.engine.dropped
+        raise Refusal(f"{named(name)} {'left' if left else 'is already in'} this tournament.")
 
 
 def _require_open(live: LiveTournament) -> None:

@@ -98,7 +98,7 @@ class Rounds:
         deadline = self._clock.now() + minutes * 60 if minutes else None
         await self._outbox.act(live, live.engine.seat, deadline=deadline)
         self._context.host.signup_changed(live)
-        await self._tables.archive_round(live, live.round_number - 1)
+        self._tables.archive_round(live, live.round_number - 1)
         await self._play_round(live, time_up=False)
 
     async def _play_round(self, live: LiveTournament, time_up: bool) -> None:
@@ -143,7 +143,7 @@ class Rounds:
             await self.advance(live)
 
     async def _ended(self, live: LiveTournament) -> None:
-        await self._tables.archive_round(live, live.round_number)
+        self._tables.archive_round(live, live.round_number)
         self._context.forget(live)
         self._context.host.signup_changed(live)
 

@@ -7,7 +7,9 @@ what that try posted, not a second post.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import Sequence
 
 from bot.engine import Game
@@ -16,6 +18,10 @@ from bot.service.live import LiveGame
 from bot.service.tournaments.context import Context
 from bot.service.tournaments.live import LiveTournament, TableSeat, rotation
 from bot.store import TournamentTable
+
+log = logging.getLogger(__name__)
+
+ARCHIVE_WAIT = 120.0  # seconds a thread waits for its game's last posts before it is archived all the same
 
 
 class Tables:
@@ -97,8 +103,25 @@ class Tables:
                     with contextlib.suppress(Refusal):
                         await self._games.leave(game, int(member))
 
-    async def archive_round(self, live: LiveTournament, number: int) -> None:
-        for (round_number, _), row in list(live.tables.items()):
-            if round_number == number and row.thread_id is not None:
-                with contextlib.suppress(Exception):
-                    await self._context.host.archive_thread(live, row.thread_id)
+    def archive_round(self, live: LiveTournament, number: int) -> None:
+        """Archive a round's threads, each once everything its game owes Discord is out (Discord
+        refuses to edit a message in an archived thread: the last hand's summary would be lost). In
+        the background: the tournament's lock is held, and the last posts may take a while."""
+        rows = [row for (round_number, _), row in live.tables.items()
+                if round_number == number and row.thread_id is not None]
+        if rows:
+            task = asyncio.create_task(self._archive(live, rows))
+            self._context.tasks.add(task)
+            task.add_done_callback(self._context.tasks.discard)
+
+    async def _archive(self, live: LiveTournament, rows: Sequence[TournamentTable]) -> None:
+        for row in rows:
+            assert row.thread_id is not None
+            if row.game_id is not None and not await self._games.owes_nothing(row.game_id, ARCHIVE_WAIT):
+                log.warning("tournament %s: game %s still owes posts after %.0f s; archiving its thread anyway",
+                            live.tournament_id, row.game_id, ARCHIVE_WAIT)
+            try:
+                await self._context.host.archive_thread(live, row.thread_id)
+            except Exception:
+                log.warning("tournament %s: couldn't archive thread %s", live.tournament_id, row.thread_id,
+                            exc_info=True)

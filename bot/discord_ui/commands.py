@@ -203,7 +203,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.command(description="The scores hand by hand, of this channel's game or its last one")
     async def score(self, interaction: Command) -> None:
         live = await interaction.client.service.last_game(_guild_id(interaction), _channel_id(interaction))
-        await interaction.response.send_message(render.scoreboard_text(live.table_view()))
+        await interaction.response.send_message(render.scoreboard_text(live.shown.table))
 
     @app_commands.command(description="The game record as JSON (spades-record/1)")
     @app_commands.describe(game="a game id (in the table's footer); default: this channel's current or last game")

@@ -10,6 +10,7 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any, Generic, TypeVar
 
 import discord
@@ -157,6 +158,14 @@ class Desk:
     lobby_shown: tuple[str, str] | None = None  # what the lobby message shows: text and status
 
 
+class Outcome(Enum):
+    """How a guarded call to a game's channel ended."""
+
+    DONE = "done"
+    GIVEN_UP = "given up"  # it can never go: the channel is gone, or closed to the bot for good
+    REFUSED = "refused"  # Discord refused it, and trying again now won't help: what it owes stays owed
+
+
 def working(desk: Desk) -> bool:
     return desk.busy or desk.lane_busy or not desk.queue.empty() or not desk.lane.empty() or not desk.dms.idle
 
@@ -167,18 +176,17 @@ def nonce(live: LiveGame, post_id: int | None, suffix: str = "") -> dict[str, An
 
 
 async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]], lost_after: float,
-                give_up: Callable[[LiveGame, str], Awaitable[object]], limits: RateLimits) -> bool:
+                give_up: Callable[[LiveGame, str], Awaitable[object]], limits: RateLimits) -> Outcome:
     """Run `work` on the game's channel, retrying passing faults by the one policy (`Backoff`; the
     panels and direct messages have their own workers, so the game stays playable meanwhile). A
     deleted channel, or access lost for `lost_after` seconds (at once while the invalid-request
-    breaker is open), marks the channel gone and calls `give_up` with the reason. False if the
-    work was given up."""
+    breaker is open), marks the channel gone and calls `give_up` with the reason."""
     backoff = Backoff()
     while not desk.channel_gone:
         try:
             await work()
             desk.access_lost_since = None
-            return True
+            return Outcome.DONE
         except CALL_FAILED as error:
             kind = fault(error)
             if kind is Fault.GONE:
@@ -187,19 +195,19 @@ async def guard(desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]
                     await give_up(live, "its channel was deleted")
                 else:
                     log.warning("game %s: not found: %s", live.game_id, describe(error))
-                return False
+                return Outcome.GIVEN_UP
             if kind is Fault.NO_ACCESS:
                 now = time.monotonic()
                 desk.access_lost_since = desk.access_lost_since or now
                 if now - desk.access_lost_since >= lost_after or limits.breaker_open:
                     desk.channel_gone = True
                     await give_up(live, "I lost access to its channel")
-                    return False
+                    return Outcome.GIVEN_UP
                 log.info("game %s: no access to channel %s for now; retrying", live.game_id, live.channel_id)
             elif kind is Fault.REFUSED:
                 log.error("game %s: Discord refused an update (%s)", live.game_id, describe(error))
-                return False
+                return Outcome.REFUSED
             elif kind is Fault.PASSING:
                 log.warning("game %s: Discord failed (%s); retrying", live.game_id, describe(error))
             await asyncio.sleep(backoff.delay(error))  # a 429: exactly as long as Discord said
-    return False
+    return Outcome.GIVEN_UP

@@ -17,6 +17,7 @@ from bot.discord_ui import render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.desk import Desk, nonce
 from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.safe_text import shown
 from bot.discord_ui.transport import CALL_FAILED, Backoff, passing
 from bot.engine import Phase, SeatView
 from bot.service import HandDealt, LiveGame
@@ -80,7 +81,7 @@ class HandDMs:
             if user_id in desk.dm_failed:
                 return
             desk.dm_failed.add(user_id)
-            name = view.names[view.seat]
+            name = shown(view.names[view.seat])
             await self._say(live, f"I can't send {name} direct messages. {name}, use **My hand** on "
                                   "the table or `/spades hand` to see your cards; the game goes on.")
 

@@ -77,7 +77,8 @@ class Handlers:
                 live = self.service.require_channel_game(interaction.channel_id)
             else:
                 live = self._game(interaction, game_id)
-            face, token = faces.panel(live, self.service.view_for(live, interaction.user.id), notice), live.token
+            shown = live.shown  # as saved: a move of another player being saved is not drawn
+            face, token = faces.panel(live, shown.view(interaction.user.id), notice), shown.token
             await self.publisher.edits.show(interaction, face)
             replaced = self.publisher.panel_shown(live, interaction.user.id, interaction, token, face)
             if replaced is not None:  # the answer is a new message: the old panel goes
@@ -105,7 +106,8 @@ class Handlers:
                         await self.service.reveal(live, user_id)
                 except Refusal as refusal:
                     notice = str(refusal)
-                face, token = faces.panel(live, self.service.view_for(live, user_id), notice), live.token
+                shown = live.shown  # as saved just now (or since)
+                face, token = faces.panel(live, shown.view(user_id), notice), shown.token
                 await self.publisher.edits.update(interaction, face)
             finally:
                 self.publisher.answering(live, user_id, False)

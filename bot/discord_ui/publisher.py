@@ -33,12 +33,13 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui import faces, render
 from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.desk import TABLE_DUE, Desk, Repost, TableDue, Wake, guard, nonce, working
+from bot.discord_ui.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
 from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
 from bot.discord_ui.panels import PANEL_LIFE, Panel, PanelSet
-from bot.discord_ui.transport import CALL_FAILED, RateLimits, Transport
+from bot.discord_ui.safe_text import shown
+from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
 from bot.discord_ui.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
 from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.engine import Phase, TableView
@@ -287,39 +288,42 @@ class Publisher:
         if desk.dms.idle:
             desk.dms.cancel()
 
-    async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> bool:
+    async def _guard(self, desk: Desk, live: LiveGame, work: Callable[[], Awaitable[object]]) -> Outcome:
         """See `desk.guard`: a game whose channel is lost for good is given up."""
         return await guard(desk, live, work, self.channel_lost_timeout, self.games.cancel_for, self.limits)
 
     # ------------------------------------------------------------------------- deliveries
     async def _deliver(self, desk: Desk, live: LiveGame, change: Change) -> None:
+        """Publish a change; an owed post is confirmed once out (or once it can never go out: its
+        channel is gone), never when Discord refused it: it stays owed, and goes again at the next start."""
+        outcome = Outcome.DONE
         if isinstance(change, LobbyChanged | GameStarted):
-            await self._guard(desk, live, lambda: self._render_lobby(desk, live))
+            outcome = await self._guard(desk, live, lambda: self._render_lobby(desk, live))
         elif isinstance(change, HandDealt):
             desk.dms.add(lambda: self._deal_by_dm(desk, live, change))
             return
         elif isinstance(change, HandScored):
-            await self._guard(desk, live, lambda: self._hand_over(desk, live, change))
+            outcome = await self._guard(desk, live, lambda: self._hand_over(desk, live, change))
         elif isinstance(change, GameOver):
-            await self._guard(desk, live, lambda: self._game_over(live, change))
+            outcome = await self._guard(desk, live, lambda: self._game_over(live, change))
         elif isinstance(change, GameCancelled):
-            await self._cancelled(desk, live, change)
+            outcome = await self._cancelled(desk, live, change)
         elif isinstance(change, TurnStarted):
-            await self._guard(desk, live, lambda: self._ping(desk, live, change))
+            outcome = await self._guard(desk, live, lambda: self._ping(desk, live, change))
         elif isinstance(change, TurnReminder):
             user_id = live.seats[change.seat].user_id
             minutes = max(1, round(live.turn_timeout / 60))
             text = (f"<@{user_id}>, it's still your turn. If you don't act within about {minutes} min, "
                     "a computer player will move for you.")
-            await self._guard(desk, live, lambda: self._say(live, text, mention=user_id))
+            outcome = await self._guard(desk, live, lambda: self._say(live, text, mention=user_id))
         elif isinstance(change, ActedForPlayer):
             text = f"{render.seat_name(live, change.seat)} ran out of time, so a computer player moved for them."
-            await self._guard(desk, live, lambda: self._say(live, text))
+            outcome = await self._guard(desk, live, lambda: self._say(live, text))
         elif isinstance(change, SeatTakenOver):
-            text = f"{change.left} left the game; {render.seat_name(live, change.seat)} plays their seat now."
-            await self._guard(desk, live, lambda: self._say(live, text))
+            text = f"{shown(change.left)} left the game; {render.seat_name(live, change.seat)} plays their seat now."
+            outcome = await self._guard(desk, live, lambda: self._say(live, text))
         post_id = getattr(change, "post_id", None)
-        if post_id is not None:
+        if post_id is not None and outcome is not Outcome.REFUSED:
             await self.games.delivered(post_id)
 
     def _channel(self, live: LiveGame) -> discord.PartialMessageable:
@@ -389,8 +393,9 @@ class Publisher:
                     await self.budget.take(Priority.OWED)
                     await self._channel(live).get_partial_message(table).edit(view=draw(face))
                 return
-            except discord.NotFound:
-                pass
+            except discord.HTTPException as error:  # gone, or in a thread archived since: a new post reopens it
+                if not isinstance(error, discord.NotFound) and error.code != THREAD_ARCHIVED:
+                    raise
         # Posted through the channel: a nonce keeps a post repeated after a crash from showing twice.
         await self.budget.take(Priority.OWED)
         await self._channel(live).send(view=draw(face), **nonce(live, change.post_id))
@@ -409,7 +414,7 @@ class Publisher:
             return
         await self._say(live, text, view=rematch_view(live.game_id), file=chart, **nonce(live, change.post_id))
 
-    async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> None:
+    async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> Outcome:
         text = render.cancelled_text(change.reason)
         if desk.channel_gone:  # tell the players where it can still be said
             for seat in live.seats:
@@ -418,9 +423,9 @@ class Publisher:
                         await self.dms.post(seat.user_id, f"Your Spades game in <#{live.channel_id}> was cancelled "
                                             f"({change.reason}). Nothing counts toward the leaderboard.",
                                             priority=Priority.OWED)
-            return
+            return Outcome.GIVEN_UP
         await self._guard(desk, live, lambda: self._render_lobby(desk, live))
-        await self._guard(desk, live, lambda: self._say(live, text, **nonce(live, change.post_id)))
+        return await self._guard(desk, live, lambda: self._say(live, text, **nonce(live, change.post_id)))
 
     async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
         """One mention for a person whose turn began a few seconds ago, with a way to their cards."""
@@ -438,8 +443,8 @@ class Publisher:
         desk.ping = (message.id, change.token, None)
 
     async def _deal_by_dm(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
-        await self._guard(desk, live, lambda: self.dms.deal(desk, live, change))
-        if change.post_id is not None:
+        outcome = await self._guard(desk, live, lambda: self.dms.deal(desk, live, change))
+        if change.post_id is not None and outcome is not Outcome.REFUSED:
             await self.games.delivered(change.post_id)
 
     # ------------------------------------------------------------------------- refreshing

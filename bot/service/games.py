@@ -20,7 +20,7 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bot.engine import Card, RecordView, SeatView
+from bot.engine import Card, RecordView
 from bot.service.clock import Clock, SystemClock
 from bot.service.context import BOT_LEVELS, DEFAULT_LOBBY_TIMEOUT, Context, Listener, Pace
 from bot.service.deadlines import LobbyExpiry, NextDeal, Retry
@@ -195,9 +195,6 @@ class GameService:
         return await self._play.play(live, user_id, card)
 
     # --------------------------------------------------------------------------- queries
-    def view_for(self, live: LiveGame, user_id: int) -> SeatView:
-        return self._queries.view_for(live, user_id)
-
     def bid_choices(self, live: LiveGame, user_id: int) -> list[str]:
         return self._queries.bid_choices(live, user_id)
 

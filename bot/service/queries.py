@@ -3,7 +3,7 @@ changes a game."""
 
 from __future__ import annotations
 
-from bot.engine import Card, RecordView, SeatView, record_for, seat_view
+from bot.engine import Card, RecordView, record_for
 from bot.service.context import Context, looks_like_game_id
 from bot.service.errors import Refusal
 from bot.service.inputs import SHOW_MY_CARDS
@@ -15,14 +15,6 @@ class Queries:
     def __init__(self, context: Context) -> None:
         self._context = context
         self._store = context.store
-
-    def view_for(self, live: LiveGame, user_id: int) -> SeatView:
-        seat = live.seat_of(user_id)
-        if seat is None:
-            raise Refusal("You're not playing in this game.")
-        if live.game is None:
-            raise Refusal("The game hasn't started yet.")
-        return seat_view(live.game, seat)
 
     def bid_choices(self, live: LiveGame, user_id: int) -> list[str]:
         """What autocomplete offers for /spades bid: exactly the legal bids, in words; while the

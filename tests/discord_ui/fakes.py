@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from bot.engine import SeatView, seat_view
-from bot.service import LiveGame, Refusal
+from bot.service import LiveGame
 
 
 class Games:
@@ -21,9 +20,3 @@ class Games:
 
     async def set_table_message(self, live: LiveGame, message_id: int | None) -> None:
         live.table_message_id = message_id
-
-    def view_for(self, live: LiveGame, user_id: int) -> SeatView:
-        seat = live.seat_of(user_id)
-        if seat is None or live.game is None:
-            raise Refusal("You're not playing in this game.")
-        return seat_view(live.game, seat)

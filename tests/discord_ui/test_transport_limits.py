@@ -9,15 +9,16 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import aiohttp
 import discord
 import orjson
 import pytest
 from aiohttp import web
 
 from bot.discord_ui import fastpath
-from bot.discord_ui.desk import Desk, guard
+from bot.discord_ui.desk import Desk, Outcome, guard
 from bot.discord_ui.panels import PanelSet
-from bot.discord_ui.transport import Held, RateLimits, TooManyRequests, Transport, route_key
+from bot.discord_ui.transport import Held, RateLimits, TooManyRequests, Transport, fault, route_key
 from bot.discord_ui.transport.errors import Backoff
 from bot.discord_ui.webhooks import WebhookPace
 
@@ -203,10 +204,47 @@ async def test_past_the_breaker_a_forbidden_channel_is_given_up_at_once_not_retr
             await post(0)
         desk = Desk(panels=PanelSet(WebhookPace(transport.limits), fastpath.FastEdits(transport)))
         live: Any = type("Live", (), {"game_id": "ab12", "channel_id": 9})()
-        done = await asyncio.wait_for(guard(desk, live, lambda: post(9), 600.0, give_up, transport.limits), 5.0)
-        assert not done and given_up == ["I lost access to its channel"] and desk.channel_gone
+        outcome = await asyncio.wait_for(guard(desk, live, lambda: post(9), 600.0, give_up, transport.limits), 5.0)
+        assert outcome is Outcome.GIVEN_UP and given_up == ["I lost access to its channel"] and desk.channel_gone
     finally:
         await transport.close()
     assert len(discord_api["seen"]) == 4  # the held-back call never left
 
 
+
+
+async def test_a_refused_update_is_not_retried_and_says_so_so_what_it_owes_stays_owed(
+        discord_api: dict[str, Any]) -> None:
+    """A 400 (a thread archived since, say) won't go away by trying again: the guard says it was
+    refused, which the publisher reads as "still owed", not "delivered"."""
+    archived = (400, {"Content-Type": "application/json"}, b'{"message": "Thread is archived", "code": 50083}')
+    discord_api["answers"]["/api/v10/channels/"] = [archived]
+    transport = Transport(RateLimits())
+    base = discord.http.Route.BASE
+
+    async def give_up(live: Any, reason: str) -> None:
+        raise AssertionError("a refused update doesn't give the game up")
+
+    try:
+        desk = Desk(panels=PanelSet(WebhookPace(transport.limits), fastpath.FastEdits(transport)))
+        live: Any = type("Live", (), {"game_id": "ab12", "channel_id": 9})()
+        outcome = await guard(desk, live, lambda: transport.call("POST", f"{base}/channels/9/messages", b"{}",
+                                                                 token="t"), 600.0, give_up, transport.limits)
+        assert outcome is Outcome.REFUSED and not desk.channel_gone
+    finally:
+        await transport.close()
+    assert len(discord_api["seen"]) == 1
+
+
+@pytest.mark.parametrize(("error", "kind"), [
+    (OSError("reset"), "passing"), (TimeoutError(), "passing"), (aiohttp.ServerDisconnectedError(), "passing"),
+    (discord.DiscordServerError(_Response(503), "down"), "passing"),
+    (TooManyRequests(_Response(429), {"retry_after": 1}, 1.0), "rate limited"),
+    (discord.Forbidden(_Response(403), {"code": 50013, "message": "Missing Permissions"}), "no access"),
+    (discord.Forbidden(_Response(403), {"code": 20001, "message": "Bots cannot use this endpoint"}), "refused"),
+    (discord.NotFound(_Response(404), {"code": 10003, "message": "Unknown Channel"}), "gone"),
+    (discord.HTTPException(_Response(400), {"code": 50083, "message": "Thread is archived"}), "refused"),
+    (Held("breaker"), "refused"),
+])
+def test_every_failure_has_one_meaning(error: BaseException, kind: str) -> None:
+    assert fault(error).value == kind

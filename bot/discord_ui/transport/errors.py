@@ -17,6 +17,7 @@ from bot.discord_ui.transport.limits import BAN_DEFAULT, rate_limit_answer, seco
 
 NO_ACCESS = (50001, 50013)  # missing access, missing permissions
 UNKNOWN_CHANNEL = 10003
+THREAD_ARCHIVED = 50083  # an edit in a thread archived since: a new post reopens it
 ALREADY_ANSWERED = 40060  # an interaction acknowledged already: a repeated callback took effect before
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 NETWORK = (aiohttp.ClientError, OSError)  # OSError: a dropped connection, a timeout, `Unanswered`
@@ -78,7 +79,7 @@ def fault(error: BaseException) -> Fault:
         return Fault.GONE
     if isinstance(error, discord.Forbidden):
         return Fault.NO_ACCESS if error.code in NO_ACCESS else Fault.REFUSED
-    if isinstance(error, discord.DiscordServerError | TimeoutError | NETWORK) \
+    if isinstance(error, (discord.DiscordServerError, TimeoutError, *NETWORK)) \
             or (isinstance(error, discord.HTTPException) and error.status == 429):
         return Fault.PASSING
     return Fault.REFUSED

@@ -38,7 +38,7 @@ from bot.discord_ui.faces import Face
 from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.hand_dms import HandDMs
 from bot.discord_ui.panels import PANEL_LIFE, Panel, PanelSet
-from bot.discord_ui.safe_text import shown
+from bot.discord_ui.safe_text import quoted_parts, shown
 from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
 from bot.discord_ui.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
 from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
@@ -421,7 +421,7 @@ class Publisher:
                 if seat.user_id is not None:
                     with contextlib.suppress(*CALL_FAILED):
                         await self.dms.post(seat.user_id, f"Your Spades game in <#{live.channel_id}> was cancelled "
-                                            f"({change.reason}). Nothing counts toward the leaderboard.",
+                                            f"({quoted_parts(change.reason)}). Nothing counts toward the leaderboard.",
                                             priority=Priority.OWED)
             return Outcome.GIVEN_UP
         await self._guard(desk, live, lambda: self._render_lobby(desk, live))

@@ -12,7 +12,7 @@ import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.discord_ui.safe_text import in_code, shown
+from bot.discord_ui.safe_text import in_code, quoted_parts, shown
 from bot.engine import (
     OPTIONS,
     Card,
@@ -414,8 +414,8 @@ def cancel_request_text(request: CancelRequest) -> str:
 
 
 def cancelled_text(reason: str) -> str:
-    return (f"This game was cancelled ({reason}). Nothing counts toward the leaderboard for those still "
-            "seated; anyone who left it earlier keeps their loss.")
+    return (f"This game was cancelled ({quoted_parts(reason)}). Nothing counts toward the leaderboard for "
+            "those still seated; anyone who left it earlier keeps their loss.")
 
 
 # ------------------------------------------------------------------------------ commands

@@ -11,7 +11,7 @@ from bot.discord_ui.chart import has_glyph
 from bot.discord_ui.podium import Figures, podium_png
 from bot.discord_ui.podium import Standing as PodiumLine
 from bot.discord_ui.render import MODE_TITLES, number, plural, within_limit
-from bot.discord_ui.safe_text import shown
+from bot.discord_ui.safe_text import quoted_parts, shown
 from bot.engine.swiss import Standing
 from bot.engine.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat
@@ -106,12 +106,12 @@ def standings_text(live: LiveTournament, round_number: int, next_in: float | Non
     after = ([f"Round {round_number + 1} is seated in about {round(next_in)} s."]
              if next_in is not None and round_number < engine.rounds else [])
     return within_limit([head], standings_lines(live.standings_after(round_number)),
-                        [*(shown(line) for line in stopped), *after])
+                        [*(quoted_parts(line) for line in stopped), *after])
 
 
 def podium_text(live: LiveTournament, stopped: Sequence[str] = ()) -> str:
     rows = live.standings_after(live.round_number)
-    lines = [f"## 🏆 {title(live)} — final standings", *(shown(line) for line in stopped)]
+    lines = [f"## 🏆 {title(live)} — final standings", *(quoted_parts(line) for line in stopped)]
     medals = ("🥇", "🥈", "🥉")
     lines += [f"{medals[row.rank - 1]} **{shown(row.name)}** — {points_text(row.points)} pts"
               for row in rows[:3]]

@@ -10,6 +10,7 @@ from dataclasses import replace
 from typing import Any
 
 from bot.engine import EngineError, Game, Mode, Rules
+from bot.engine.names import named
 from bot.service.changes import Change, GameCancelled, GameStarted, LobbyChanged, SeatTakenOver, TableChanged
 from bot.service.context import (
     BOT_LEVELS,
@@ -269,10 +270,10 @@ class Lobby:
                 if user_id != live.organiser_id and not is_admin:
                     raise Refusal("This is a tournament table: only the tournament's organiser or a member "
                                   "with Manage Server can stop it.")
-                await self.cancel_locked(live, f"stopped by {name}; it is decided by the score at that moment")
+                await self.cancel_locked(live, f"stopped by {named(name)}; it is decided by the score at that moment")
                 return None
             if is_admin:
-                await self.cancel_locked(live, f"cancelled by {name}, who manages this server")
+                await self.cancel_locked(live, f"cancelled by {named(name)}, who manages this server")
                 return None
             if user_id != live.host_id or live.seat_of(user_id) is None:  # a host who left is no longer one
                 raise Refusal("Only the host or a member with Manage Server can cancel the game.")

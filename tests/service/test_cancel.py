@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.engine.names import named
 from bot.service import GameCancelled, Refusal
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, Harness
 from tests.service.test_service import three_player_game
@@ -49,7 +50,7 @@ async def test_before_the_deal_the_host_and_anytime_a_server_manager_cancel_at_o
     live = await three_player_game(service)
     assert await service.cancel(live, DAVE, is_admin=True, name="dave") is None
     assert live.status == "cancelled"
-    assert harness.recorder.of(GameCancelled)[-1].reason == "cancelled by dave, who manages this server"
+    assert harness.recorder.of(GameCancelled)[-1].reason == f"cancelled by {named('dave')}, who manages this server"
 
 
 async def test_a_tournament_table_is_stopped_by_its_organiser_only(harness: Harness) -> None:
@@ -61,7 +62,7 @@ async def test_a_tournament_table_is_stopped_by_its_organiser_only(harness: Harn
     assert live.status == "playing" and live.cancel_request is None
     assert await service.cancel(live, DAVE, is_admin=False, name="dave") is None
     assert live.status == "cancelled"
-    assert harness.recorder.of(GameCancelled)[-1].reason.startswith("stopped by dave")
+    assert harness.recorder.of(GameCancelled)[-1].reason.startswith(f"stopped by {named('dave')}")
 
 
 async def test_a_host_who_left_can_no_longer_cancel(harness: Harness) -> None:

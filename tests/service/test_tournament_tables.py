@@ -6,6 +6,7 @@ from fractions import Fraction
 
 import pytest
 
+from bot.engine.names import named
 from bot.engine.tournament import Stage
 from bot.service import Refusal
 from bot.service.tournaments import PODIUM, STANDINGS
@@ -36,7 +37,7 @@ async def test_only_the_organiser_stops_a_table_which_is_decided_by_the_score_wi
     [result] = live.engine.played[0].results
     assert result is not None and result.unfinished and sorted(result.scores) == sorted(scores)
     assert harness.host.posts == [(STANDINGS, {"round": 1, "stopped": [
-        "Table 1: stopped by org; it is decided by the score at that moment."]})]
+        f"Table 1: stopped by {named('org')}; it is decided by the score at that moment."]})]
     assert live.engine.stage is Stage.BETWEEN
 
 

@@ -12,7 +12,7 @@ import random
 import statistics
 import time
 
-from bot.discord_ui.chart import score_chart_png
+from bot.discord_ui.pictures.chart import score_chart_png
 
 RUNS = 200
 

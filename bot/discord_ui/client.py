@@ -11,18 +11,18 @@ import discord
 from discord import app_commands
 
 from bot.config import TOKEN_GLOBAL_RATE
-from bot.discord_ui.coach_ui import review_command
-from bot.discord_ui.commands import SpadesCommands
+from bot.discord_ui.coach import review_command
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.fastgateway import FastClicks, count_messages
-from bot.discord_ui.handlers import Handlers
-from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.season_commands import SeasonCommands
-from bot.discord_ui.season_poster import PodiumPoster
-from bot.discord_ui.tournament_commands import TournamentCommands
-from bot.discord_ui.tournament_poster import TournamentButton, TournamentDesk
+from bot.discord_ui.seasons.commands import SeasonCommands
+from bot.discord_ui.seasons.poster import PodiumPoster
+from bot.discord_ui.table.commands import SpadesCommands
+from bot.discord_ui.table.handlers import Handlers
+from bot.discord_ui.table.publisher import Publisher
+from bot.discord_ui.table.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, answers
+from bot.discord_ui.tournaments.commands import TournamentCommands
+from bot.discord_ui.tournaments.poster import TournamentButton, TournamentDesk
 from bot.discord_ui.transport import RateLimits, Transport, discordpy
-from bot.discord_ui.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, answers
 from bot.service import GameService, Refusal
 from bot.service.coach import CoachService
 from bot.service.seasons import SeasonService

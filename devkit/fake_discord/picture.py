@@ -3,7 +3,7 @@ and reviews. It takes plain data (`ShownMessage`), not the fake server's classes
 only, in Discord's dark theme: message text with its Markdown, buttons, Components V2 panels, images
 and files, "(edited)" and the ephemeral footer.
 
-Text uses the bot's own font (`bot.discord_ui.chart`), which has Latin, Greek, Cyrillic and the card
+Text uses the bot's own font (`bot.discord_ui.pictures.chart`), which has Latin, Greek, Cyrillic and the card
 suits. Emoji it lacks are drawn as small shapes (a trophy, a joker card, ...) or a neutral tile; other
 characters it lacks are shown as the chart shows them.
 """
@@ -21,7 +21,7 @@ from typing import Any
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.discord_ui.chart import chart_font, fit_text, has_glyph, printable_text
+from bot.discord_ui.pictures.chart import chart_font, fit_text, has_glyph, printable_text
 
 Colour = tuple[int, int, int]
 Painter = Callable[[Image.Image, int, int], None]

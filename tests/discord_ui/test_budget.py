@@ -8,7 +8,7 @@ import asyncio
 
 import pytest
 
-from bot.discord_ui.budget import Priority, RestBudget
+from bot.discord_ui.transport.budget import Priority, RestBudget
 
 
 class FakeTime:

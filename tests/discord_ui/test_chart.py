@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.discord_ui import chart as chart_module
-from bot.discord_ui.chart import (
+from bot.discord_ui.pictures import chart as chart_module
+from bot.discord_ui.pictures.chart import (
     BACKGROUND,
     GOLD,
     HEIGHT,

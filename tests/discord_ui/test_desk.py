@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.discord_ui.desk import Mailbox
+from bot.discord_ui.table.desk import Mailbox
 
 
 async def test_a_change_that_comes_while_waiting_is_taken() -> None:

@@ -15,9 +15,9 @@ import discord.gateway
 import discord.http
 import pytest
 
-from bot.discord_ui import faces
 from bot.discord_ui.fastgateway import FastClicks, count_messages
-from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.table import faces
+from bot.discord_ui.transport.fastpath import FastEdits
 from devkit.fake_discord import FakeChannel, FakeDiscord, FakeUser, point_discord_py_at
 from devkit.fake_discord.pytest_plugin import started_fake_discord
 

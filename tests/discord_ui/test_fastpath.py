@@ -15,9 +15,9 @@ import orjson
 import pytest
 from aiohttp import web
 
-from bot.discord_ui import faces, fastpath
-from bot.discord_ui.transport import USER_AGENT, TooManyRequests
-from bot.discord_ui.views import draw, lobby_rows, lobby_view
+from bot.discord_ui.table import faces
+from bot.discord_ui.table.views import draw, lobby_rows, lobby_view
+from bot.discord_ui.transport import USER_AGENT, TooManyRequests, fastpath
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
 from bot.store import Seat

@@ -9,12 +9,12 @@ from typing import Literal
 
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
-from bot.discord_ui import faces
 from bot.discord_ui.errors import DISCORD_LIMIT
-from bot.discord_ui.render import leaderboard_text, scoreboard_text
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, in_code, quoted_parts, shown
-from bot.discord_ui.season_render import list_text
-from bot.discord_ui.tournament_render import podium_text, signup_text, standings_text
+from bot.discord_ui.seasons.render import list_text
+from bot.discord_ui.table import faces
+from bot.discord_ui.table.render import leaderboard_text, scoreboard_text
+from bot.discord_ui.tournaments.render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.engine.names import named
 from bot.engine.swiss import TableResult

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from bot.discord_ui import render
-from bot.discord_ui.desk import Desk
-from bot.discord_ui.fastpath import FastEdits
-from bot.discord_ui.panels import PanelSet
-from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.table import render
+from bot.discord_ui.table.desk import Desk
+from bot.discord_ui.table.panels import PanelSet
+from bot.discord_ui.table.publisher import Publisher
+from bot.discord_ui.transport.fastpath import FastEdits
 from bot.engine import Game, Mode, Rules
 from bot.service import HandDealt, LiveGame
 from bot.store import Seat

@@ -9,12 +9,12 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui import faces, webhooks
-from bot.discord_ui.fastpath import FastEdits
-from bot.discord_ui.panels import PanelSet
-from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.table import faces, webhooks
+from bot.discord_ui.table.panels import PanelSet
+from bot.discord_ui.table.publisher import Publisher
+from bot.discord_ui.table.webhooks import WebhookPace
 from bot.discord_ui.transport import RateLimits
-from bot.discord_ui.webhooks import WebhookPace
+from bot.discord_ui.transport.fastpath import FastEdits
 from bot.engine import Game, Mode, Rules
 from bot.service import LiveGame
 from bot.store import Seat

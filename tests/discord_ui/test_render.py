@@ -11,8 +11,8 @@ from discord import ui
 
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
-from bot.discord_ui import render
-from bot.discord_ui.views import (
+from bot.discord_ui.table import render
+from bot.discord_ui.table.views import (
     BUTTON_KINDS,
     AgreeCancelButton,
     BidButton,

@@ -8,9 +8,9 @@ from datetime import UTC, datetime
 import pytest
 from PIL import Image
 
-from bot.discord_ui.chart import GOLD, SIDE_COLOURS
-from bot.discord_ui.podium import BRONZE, CARD_HEIGHT, SILVER, WIDTH, Standing, podium_png, stats_card_png
-from bot.discord_ui.season_render import card_picture, list_text, podium_text, span, started_text, until
+from bot.discord_ui.pictures.chart import GOLD, SIDE_COLOURS
+from bot.discord_ui.pictures.podium import BRONZE, CARD_HEIGHT, SILVER, WIDTH, Standing, podium_png, stats_card_png
+from bot.discord_ui.seasons.render import card_picture, list_text, podium_text, span, started_text, until
 from bot.engine import Mode
 from bot.service.seasons import PlayerCard, Podium
 from bot.store import LeaderboardEntry, PlayerStats, RatingPoint, Season

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 
-from bot.discord_ui import podium
-from bot.discord_ui.chart import has_glyph
-from bot.discord_ui.tournament_render import podium_picture, points_text
+from bot.discord_ui.pictures import podium
+from bot.discord_ui.pictures.chart import has_glyph
+from bot.discord_ui.tournaments.render import podium_picture, points_text
 from bot.engine import Mode
 from bot.engine.swiss import TableResult
 from bot.engine.tournament import Tournament

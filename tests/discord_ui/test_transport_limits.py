@@ -15,12 +15,11 @@ import orjson
 import pytest
 from aiohttp import web
 
-from bot.discord_ui import fastpath
-from bot.discord_ui.desk import Desk, Outcome, guard
-from bot.discord_ui.panels import PanelSet
-from bot.discord_ui.transport import Held, RateLimits, TooManyRequests, Transport, fault, route_key
+from bot.discord_ui.table.desk import Desk, Outcome, guard
+from bot.discord_ui.table.panels import PanelSet
+from bot.discord_ui.table.webhooks import WebhookPace
+from bot.discord_ui.transport import Held, RateLimits, TooManyRequests, Transport, fastpath, fault, route_key
 from bot.discord_ui.transport.errors import Backoff
-from bot.discord_ui.webhooks import WebhookPace
 
 BAN_PAGE = "<!DOCTYPE html><html><title>Access denied</title><body>Error 1015</body></html>"
 

@@ -10,7 +10,7 @@ from typing import Any
 import discord
 
 from bot.discord_ui import fastgateway
-from bot.discord_ui.webhooks import FreshWebhooks
+from bot.discord_ui.table.webhooks import FreshWebhooks
 
 CHANNEL = 20
 

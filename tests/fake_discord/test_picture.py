@@ -13,9 +13,17 @@ from PIL import Image
 import bot
 from bot.ai import ComputerPlayer, make_player
 from bot.ai.drive import computer_players, drive
-from bot.discord_ui.chart import HEIGHT, SHOWN_WIDTH, WIDTH, chart_font, has_glyph, printable_text, score_chart_png
-from bot.discord_ui.render import chart_series, game_over_text, lobby_text
-from bot.discord_ui.views import lobby_view, panel_view, rematch_view, summary_view, table_view
+from bot.discord_ui.pictures.chart import (
+    HEIGHT,
+    SHOWN_WIDTH,
+    WIDTH,
+    chart_font,
+    has_glyph,
+    printable_text,
+    score_chart_png,
+)
+from bot.discord_ui.table.render import chart_series, game_over_text, lobby_text
+from bot.discord_ui.table.views import lobby_view, panel_view, rematch_view, summary_view, table_view
 from bot.engine import Game, Mode, Phase, Rules, TableView, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange
 from bot.store import Seat

@@ -1,7 +1,7 @@
 """The bot's one way to Discord's REST API: every call, the fast path's and discord.py's, goes
 through one `Transport` per token: its connections (`http`), its rate-limit state (`limits`), and
 what a failure means and when to try again (`errors`). The callers (publisher, panels, posters,
-direct messages) ask for typed operations (`bot.discord_ui.fastpath`) and keep only policy: what
+direct messages) ask for typed operations (`bot.discord_ui.transport.fastpath`) and keep only policy: what
 to show, in what order."""
 
 from __future__ import annotations

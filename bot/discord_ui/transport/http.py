@@ -1,4 +1,4 @@
-"""HTTP/1.1 on kept connections, for the bot's frequent calls to Discord (see `bot.discord_ui.fastpath`).
+"""HTTP/1.1 on kept connections, for the bot's frequent calls to Discord (see `bot.discord_ui.transport.fastpath`).
 
 Why not aiohttp for these: a move makes about three calls, and an aiohttp request cost about 120 µs
 of the bot's CPU against about 44 µs here (`bench/bench_http.py`). Answers are parsed by llhttp

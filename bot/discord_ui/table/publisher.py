@@ -30,18 +30,18 @@ from typing import TYPE_CHECKING, Any
 import discord
 
 from bot.config import TOKEN_GLOBAL_RATE
-from bot.discord_ui import faces, render
-from bot.discord_ui.budget import Priority, RestBudget
-from bot.discord_ui.chart import score_chart_png
-from bot.discord_ui.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
-from bot.discord_ui.faces import Face
-from bot.discord_ui.fastpath import FastEdits
-from bot.discord_ui.hand_dms import HandDMs
-from bot.discord_ui.panels import PANEL_LIFE, Panel, PanelSet
+from bot.discord_ui.pictures.chart import score_chart_png
 from bot.discord_ui.safe_text import quoted_parts, shown
+from bot.discord_ui.table import faces, render
+from bot.discord_ui.table.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
+from bot.discord_ui.table.faces import Face
+from bot.discord_ui.table.hand_dms import HandDMs
+from bot.discord_ui.table.panels import PANEL_LIFE, Panel, PanelSet
+from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
+from bot.discord_ui.table.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
-from bot.discord_ui.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
-from bot.discord_ui.webhooks import FreshWebhooks, Via, WebhookPace
+from bot.discord_ui.transport.budget import Priority, RestBudget
+from bot.discord_ui.transport.fastpath import FastEdits
 from bot.engine import Phase, TableView
 from bot.service import (
     ActedForPlayer,

@@ -37,7 +37,8 @@ from typing import Any
 import discord
 import orjson
 
-from bot.discord_ui import faces, fastgateway
+from bot.discord_ui import fastgateway
+from bot.discord_ui.table import faces
 from bot.discord_ui.transport import ALREADY_ANSWERED, Backoff, RateLimits, Transport, Unanswered, passing
 from bot.engine import Card
 

@@ -1,4 +1,4 @@
-"""The pictures of seasons and tournaments, drawn like the score chart (`bot.discord_ui.chart`: same
+"""The pictures of seasons and tournaments, drawn like the score chart (`bot.discord_ui.pictures.chart`: same
 font, colours and supersampling): a final podium with the top ten (a season's by rating, a
 tournament's by tournament points: `Figures` says what the numbers are), and a player's stats card
 with their rating over time, a line per season.
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.discord_ui.chart import (
+from bot.discord_ui.pictures.chart import (
     AXIS,
     BACKGROUND,
     GOLD,
@@ -28,7 +28,7 @@ from bot.discord_ui.chart import (
     nice_step,
     printable_text,
 )
-from bot.discord_ui.render import number
+from bot.discord_ui.table.render import number
 
 WIDTH = 800
 MARGIN = 16

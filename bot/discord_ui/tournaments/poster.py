@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 import discord
 from discord import ui
 
-from bot.discord_ui.budget import Priority, RestBudget
 from bot.discord_ui.errors import report_error
-from bot.discord_ui.handlers import display_name, is_server_manager
-from bot.discord_ui.tournament_render import (
+from bot.discord_ui.table.handlers import display_name, is_server_manager
+from bot.discord_ui.tournaments.render import (
     cancelled_text,
     podium_picture,
     podium_text,
@@ -34,6 +33,7 @@ from bot.discord_ui.tournament_render import (
     thread_welcome,
 )
 from bot.discord_ui.transport import CALL_FAILED, NO_ACCESS, Backoff, Fault, describe, fault
+from bot.discord_ui.transport.budget import Priority, RestBudget
 from bot.engine.tournament import Stage
 from bot.service.tournaments import (
     CANCELLED,

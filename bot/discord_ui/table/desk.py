@@ -15,9 +15,9 @@ from typing import Any, Generic, TypeVar
 
 import discord
 
-from bot.discord_ui.panels import PanelSet
+from bot.discord_ui.table.panels import PanelSet
+from bot.discord_ui.table.webhooks import Via
 from bot.discord_ui.transport import CALL_FAILED, UNKNOWN_CHANNEL, Backoff, Fault, RateLimits, describe, fault
-from bot.discord_ui.webhooks import Via
 from bot.service import Change, LiveGame
 
 log = logging.getLogger(__name__)

@@ -16,10 +16,10 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui import faces
-from bot.discord_ui.fastpath import FastEdits
+from bot.discord_ui.table import faces
+from bot.discord_ui.table.webhooks import WebhookPace
 from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, describe, passing
-from bot.discord_ui.webhooks import WebhookPace
+from bot.discord_ui.transport.fastpath import FastEdits
 from bot.service import LiveGame, Refusal
 
 log = logging.getLogger(__name__)

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Literal
 import discord
 from discord import app_commands
 
-from bot.discord_ui.commands import ModeName, SetPenalty, _channel_id, _guild_id
-from bot.discord_ui.handlers import display_name, is_server_manager
 from bot.discord_ui.safe_text import shown
-from bot.discord_ui.tournament_poster import missing_thread_permissions, signup_view
-from bot.discord_ui.tournament_render import signup_text, standings_text
+from bot.discord_ui.table.commands import ModeName, SetPenalty, _channel_id, _guild_id
+from bot.discord_ui.table.handlers import display_name, is_server_manager
+from bot.discord_ui.tournaments.poster import missing_thread_permissions, signup_view
+from bot.discord_ui.tournaments.render import signup_text, standings_text
 from bot.engine.names import named
 from bot.engine.tournament import MAX_ROUNDS
 from bot.service import Refusal

@@ -13,11 +13,11 @@ from typing import TYPE_CHECKING, Any
 
 import discord
 
-from bot.discord_ui import faces, render
 from bot.discord_ui.errors import report_error
-from bot.discord_ui.panels import Panel
-from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.views import lobby_view
+from bot.discord_ui.table import faces, render
+from bot.discord_ui.table.panels import Panel
+from bot.discord_ui.table.publisher import Publisher
+from bot.discord_ui.table.views import lobby_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from bot.discord_ui import render
 from bot.discord_ui.safe_text import quoted_parts
+from bot.discord_ui.table import render
 from bot.engine import Card, Phase, SeatView, TableView, card_label
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal

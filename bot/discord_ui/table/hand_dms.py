@@ -13,12 +13,12 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui import render
-from bot.discord_ui.budget import Priority, RestBudget
-from bot.discord_ui.desk import Desk, nonce
-from bot.discord_ui.fastpath import FastEdits
 from bot.discord_ui.safe_text import shown
+from bot.discord_ui.table import render
+from bot.discord_ui.table.desk import Desk, nonce
 from bot.discord_ui.transport import CALL_FAILED, Backoff, passing
+from bot.discord_ui.transport.budget import Priority, RestBudget
+from bot.discord_ui.transport.fastpath import FastEdits
 from bot.engine import Phase, SeatView
 from bot.service import HandDealt, LiveGame
 

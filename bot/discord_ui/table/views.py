@@ -16,7 +16,8 @@ from typing import Any
 import discord
 from discord import ui
 
-from bot.discord_ui import coach_ui, faces
+from bot.discord_ui import coach as coach_ui
+from bot.discord_ui.table import faces
 from bot.engine import Card, SeatView, TableView
 from bot.service import LiveGame
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 
 import discord
 
-from bot.discord_ui.budget import Priority, RestBudget
-from bot.discord_ui.season_render import podium_picture, podium_text
+from bot.discord_ui.seasons.render import podium_picture, podium_text
 from bot.discord_ui.transport import CALL_FAILED, Backoff, Fault, RateLimits, describe, fault
+from bot.discord_ui.transport.budget import Priority, RestBudget
 from bot.service.seasons import Podium, SeasonService
 
 if TYPE_CHECKING:

@@ -1,5 +1,5 @@
 """What a tournament looks like in Discord: its sign-up message, a table's call to its thread, the
-standings after a round, and the podium (drawn by `bot.discord_ui.podium`, as a season's is)."""
+standings after a round, and the podium (drawn by `bot.discord_ui.pictures.podium`, as a season's is)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,11 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from fractions import Fraction
 
-from bot.discord_ui.chart import has_glyph
-from bot.discord_ui.podium import Figures, podium_png
-from bot.discord_ui.podium import Standing as PodiumLine
-from bot.discord_ui.render import MODE_TITLES, number, plural, within_limit
+from bot.discord_ui.pictures.chart import has_glyph
+from bot.discord_ui.pictures.podium import Figures, podium_png
+from bot.discord_ui.pictures.podium import Standing as PodiumLine
 from bot.discord_ui.safe_text import quoted_parts, shown
+from bot.discord_ui.table.render import MODE_TITLES, number, plural, within_limit
 from bot.engine.swiss import Standing
 from bot.engine.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat

@@ -12,9 +12,9 @@ from typing import TYPE_CHECKING
 import discord
 from discord import app_commands
 
-from bot.discord_ui.commands import _channel_id, _guild_id
-from bot.discord_ui.handlers import is_server_manager
-from bot.discord_ui.season_render import ended_text, list_text, started_text
+from bot.discord_ui.seasons.render import ended_text, list_text, started_text
+from bot.discord_ui.table.commands import _channel_id, _guild_id
+from bot.discord_ui.table.handlers import is_server_manager
 from bot.service import Refusal
 from bot.service.seasons import NAME_LIMIT
 

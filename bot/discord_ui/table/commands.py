@@ -10,11 +10,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import discord
 from discord import app_commands
 
-from bot.discord_ui import coach_ui, render
+from bot.discord_ui import coach as coach_ui
 from bot.discord_ui.errors import reply_privately
-from bot.discord_ui.handlers import display_name, is_server_manager
-from bot.discord_ui.season_render import board_label, card_picture, season_stats_text
-from bot.discord_ui.views import agree_cancel_view, lobby_view
+from bot.discord_ui.seasons.render import board_label, card_picture, season_stats_text
+from bot.discord_ui.table import render
+from bot.discord_ui.table.handlers import display_name, is_server_manager
+from bot.discord_ui.table.views import agree_cancel_view, lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 

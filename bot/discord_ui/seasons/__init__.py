@@ -1,0 +1,1 @@
+"""Seasons in Discord: the commands, the podium poster and what they show."""

@@ -1,0 +1,1 @@
+"""Tournaments in Discord: the commands, the sign-up and thread poster, and what they show."""

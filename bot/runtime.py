@@ -18,7 +18,6 @@ import logging
 import random
 import signal
 import sys
-from typing import Any
 
 import aiohttp
 import discord
@@ -27,7 +26,12 @@ import yarl
 
 from bot.ai.runner import DecisionRunner
 from bot.config import Config, ConfigError, load_dotenv
-from bot.discord_ui.client import ShardedSpadesBot, SpadesBot
+from bot.discord_ui.client import Parts, ShardedSpadesBot, SpadesBot
+from bot.discord_ui.seasons.poster import PodiumPoster
+from bot.discord_ui.services import Services
+from bot.discord_ui.table.handlers import Handlers
+from bot.discord_ui.table.publisher import Publisher
+from bot.discord_ui.tournaments.poster import TournamentDesk
 from bot.discord_ui.transport import HttpClient, RateLimits, Transport
 from bot.service import GameService
 from bot.service.clock import OffsetClock
@@ -62,34 +66,43 @@ def shard_set(config: Config) -> ShardSet | None:
 
 def build_client(config: Config, store: Store, runner: DecisionRunner) -> SpadesBot:
     """Wire the pieces. The game service comes first, telling what changed to listeners that join
-    once they exist: the client's publisher (built on the service, which it asks back through a
-    narrow port), then the tournament service. Nothing is told before the client starts."""
+    once they exist: the publisher (built on the service, which it asks back through a narrow
+    port), then the tournament service. The Discord parts are built on the client, which they
+    reach Discord through; the posters confirm what they posted to the services built after them.
+    Nothing is told before the client starts."""
     listeners = Listeners()
-    service = GameService(
+    games = GameService(
         store, listeners, decider=runner,
         bot_move_delay=config.bot_move_delay, turn_timeout=config.turn_timeout,
         hand_pause=config.hand_pause, lobby_timeout=config.lobby_timeout,
         rng=random.Random(config.game_seed) if config.game_seed is not None else None,
         shards=shard_set(config),
     )
-    client: SpadesBot
-    common: dict[str, Any] = {"dev_guild_id": config.dev_guild_id, "channel_lost_timeout": config.channel_lost_timeout,
-              "refresh_interval": config.refresh_interval, "global_rate": config.global_rate,
-              "transport": Transport(RateLimits(), HttpClient(idle_expiry=config.idle_expiry))}
+
+    def assemble(client: discord.Client) -> Parts:
+        transport = Transport(RateLimits(), HttpClient(idle_expiry=config.idle_expiry))
+        publisher = Publisher(client, games, refresh_interval=config.refresh_interval,
+                              channel_lost_timeout=config.channel_lost_timeout, global_rate=config.global_rate,
+                              transport=transport)
+        listeners.listeners.append(publisher)
+        podiums = PodiumPoster(client, publisher.budget, publisher.limits, lambda post_id: seasons.delivered(post_id),
+                               channel_lost_timeout=config.channel_lost_timeout)
+        desk = TournamentDesk(client, publisher.budget, lambda: tournaments)
+        season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
+        seasons = SeasonService(store, podiums, clock=season_clock, shards=shard_set(config))
+        tournaments = TournamentService(store, games, desk, shards=shard_set(config),
+                                        round_pause=config.tournament_round_pause,
+                                        rng=random.Random(config.game_seed + 1) if config.game_seed is not None
+                                        else None)
+        listeners.listeners.append(tournaments)  # hears when a table's game ends
+        services = Services(games, seasons, CoachService(games, runner), tournaments,
+                            table=Handlers(games, publisher), publisher=publisher, tournament_clicks=desk)
+        return Parts(services, publisher, podiums, desk)
+
     if config.shard_count is not None:
-        client = ShardedSpadesBot(service, shard_count=config.shard_count, shard_ids=list(config.shard_ids or ()),
-                                  sync_commands=0 in (config.shard_ids or ()), **common)
-    else:
-        client = SpadesBot(service, **common)
-    listeners.listeners.append(client.publisher)
-    season_clock = OffsetClock(config.season_clock_offset) if config.season_clock_offset else None
-    seasons = SeasonService(store, client.podiums, clock=season_clock, shards=shard_set(config))
-    tournaments = TournamentService(store, service, client.tournament_host, shards=shard_set(config),
-                                    round_pause=config.tournament_round_pause,
-                                    rng=random.Random(config.game_seed + 1) if config.game_seed is not None else None)
-    listeners.listeners.append(tournaments)  # hears when a table's game ends
-    client.attach(seasons, CoachService(service, runner), tournaments)
-    return client
+        return ShardedSpadesBot(assemble, dev_guild_id=config.dev_guild_id, shard_count=config.shard_count,
+                                shard_ids=list(config.shard_ids or ()), sync_commands=0 in (config.shard_ids or ()))
+    return SpadesBot(assemble, dev_guild_id=config.dev_guild_id)
 
 
 async def check_token(token: str) -> None:

@@ -5,28 +5,26 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 import discord
 from discord import app_commands
 
-from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.coach import review_command
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.fastgateway import FastClicks, count_messages
 from bot.discord_ui.seasons.commands import SeasonCommands
 from bot.discord_ui.seasons.poster import PodiumPoster
+from bot.discord_ui.services import Services
 from bot.discord_ui.table.commands import SpadesCommands
-from bot.discord_ui.table.handlers import Handlers
 from bot.discord_ui.table.publisher import Publisher
 from bot.discord_ui.table.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, answers
 from bot.discord_ui.tournaments.commands import TournamentCommands
 from bot.discord_ui.tournaments.poster import TournamentButton, TournamentDesk
-from bot.discord_ui.transport import RateLimits, Transport, discordpy
-from bot.service import GameService, Refusal
-from bot.service.coach import CoachService
-from bot.service.seasons import SeasonService
-from bot.service.tournaments import TournamentService
+from bot.discord_ui.transport import discordpy
+from bot.service import Refusal
 
 log = logging.getLogger("bot")
 LOGIN_CALLS = 3  # GET /users/@me (the token check, then discord.py's login) and GET /oauth2/applications/@me
@@ -41,19 +39,27 @@ def spades_group() -> SpadesCommands:
     return group
 
 
+@dataclass(frozen=True)
+class Parts:
+    """What the client runs, built around it by the composition root (`bot.runtime`)."""
+
+    services: Services
+    publisher: Publisher
+    podiums: PodiumPoster
+    tournament_desk: TournamentDesk
+
+
 class SpadesBot(discord.Client):
     """Only guild and guild-message events are needed (the latter to notice what buries a table);
     no privileged intent. Mentions are off everywhere unless a message pings a player on purpose.
     No message cache: nothing reads it, and every edit of a cached table cost a copy and a re-parse
-    of the message when Discord echoed the edit (7% of the bot's CPU under load). Built on the game
-    service, which it shows; the other services are attached before it starts."""
+    of the message when Discord echoed the edit (7% of the bot's CPU under load). `assemble` builds
+    the parts on the client (the publisher and the posters reach Discord through it)."""
 
     button_kinds = (*BUTTON_KINDS, TournamentButton)  # every button the bot answers, restart-proof
 
-    def __init__(self, service: GameService, *, dev_guild_id: int | None = None, sync_commands: bool = True,
-                 refresh_interval: float = 1.0, channel_lost_timeout: float = 600.0,
-                 global_rate: float = TOKEN_GLOBAL_RATE, transport: Transport | None = None,
-                 **options: Any) -> None:
+    def __init__(self, assemble: Callable[[discord.Client], Parts], *, dev_guild_id: int | None = None,
+                 sync_commands: bool = True, **options: Any) -> None:
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False  # a card game needs no voice
         intents = discord.Intents.none()
         intents.guilds = True
@@ -64,42 +70,10 @@ class SpadesBot(discord.Client):
         self.sync_commands = sync_commands
         self.tree: app_commands.CommandTree[SpadesBot] = app_commands.CommandTree(self)
         self.tree.on_error = self._on_command_error  # type: ignore[method-assign]
-        self.service = service
-        self.publisher = Publisher(self, service, refresh_interval=refresh_interval,
-                                   channel_lost_timeout=channel_lost_timeout, global_rate=global_rate,
-                                   transport=transport or Transport(RateLimits()))
-        self.handlers = Handlers(service, self.publisher)
-        self.podiums = PodiumPoster(self, self.publisher.budget, self.publisher.limits,
-                                    channel_lost_timeout=channel_lost_timeout)
-        self.tournament_host = TournamentDesk(self, self.publisher.budget)
-        self._seasons: SeasonService | None = None
-        self._coaching: CoachService | None = None
-        self._tournaments: TournamentService | None = None
+        self.parts = assemble(self)
+        self.services = self.parts.services  # what commands and buttons reach (`services(interaction)`)
+        self.publisher = self.parts.publisher
         self.fast_clicks = FastClicks(self, FAST_CLICKS, self.publisher.webhooks.note)
-
-    def attach(self, seasons: SeasonService, coaching: CoachService, tournaments: TournamentService) -> None:
-        """The composition root hands the other services in before the client starts (they are
-        built on pieces of the client: the podium poster, the tournament desk)."""
-        self._seasons = seasons
-        self._coaching = coaching
-        self._tournaments = tournaments
-        self.podiums.service = seasons
-        self.tournament_host.service = tournaments
-
-    @property
-    def seasons(self) -> SeasonService:
-        assert self._seasons is not None, "attach() the services first"
-        return self._seasons
-
-    @property
-    def coaching(self) -> CoachService:
-        assert self._coaching is not None, "attach() the services first"
-        return self._coaching
-
-    @property
-    def tournaments(self) -> TournamentService:
-        assert self._tournaments is not None, "attach() the services first"
-        return self._tournaments
 
     async def login(self, token: str) -> None:
         """discord.py's own calls share the transport's state (and its idle expiry) from the first."""
@@ -115,11 +89,12 @@ class SpadesBot(discord.Client):
             await self._sync_commands()
         # Checking the token, logging in (who the bot is, its application) and the sync, moments ago.
         self.publisher.budget.spent_elsewhere(LOGIN_CALLS + self.sync_commands)
-        recovery = await self.service.recover()
+        running = self.services
+        recovery = await running.games.recover()
         log.info("resumed %d unfinished games (%d set aside as damaged)",
                  len(recovery.games), len(recovery.damaged))
-        await self.seasons.recover()
-        await self.tournaments.recover()  # after the games: its tables' games run again
+        await running.seasons.recover()
+        await running.tournaments.recover()  # after the games: its tables' games run again
 
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """A click no button kind answers (a forged or outdated id) is refused in words: discord.py
@@ -140,11 +115,11 @@ class SpadesBot(discord.Client):
             self.tree.copy_global_to(guild=guild)
         payload = [c.to_dict(self.tree) for c in self.tree.get_commands(guild=guild)]
         digest = hashlib.sha256(json.dumps([self.dev_guild_id, payload], sort_keys=True).encode()).hexdigest()
-        if await self.service.synced_commands() == digest:
+        if await self.services.games.synced_commands() == digest:
             log.info("slash commands unchanged; not syncing")
             return
         await self.tree.sync(guild=guild)
-        await self.service.remember_synced_commands(digest)
+        await self.services.games.remember_synced_commands(digest)
         log.info("slash commands synced %s", f"to guild {self.dev_guild_id}" if guild else "globally")
 
     async def _on_command_error(self, interaction: discord.Interaction[Any],
@@ -153,15 +128,14 @@ class SpadesBot(discord.Client):
         await report_error(interaction, original)
 
     async def close(self) -> None:
-        if self._tournaments is not None:
-            await self._tournaments.close()
-            await self.tournament_host.close()
-        if self._seasons is not None:
-            await self._seasons.close()
-            await self.podiums.close()
-        await self.service.close()
+        running = self.services
+        await running.tournaments.close()
+        await self.parts.tournament_desk.close()
+        await running.seasons.close()
+        await self.parts.podiums.close()
+        await running.games.close()
         if await self.publisher.close():
-            await self.service.record_clean_stop()
+            await running.games.record_clean_stop()
         await super().close()
 
 

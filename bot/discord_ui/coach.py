@@ -7,20 +7,16 @@ review for seconds), so each click or command is acknowledged at once and answer
 from __future__ import annotations
 
 import asyncio
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 from discord import app_commands
 
 from bot.discord_ui.errors import DISCORD_LIMIT, report_error
 from bot.discord_ui.safe_text import quoted_parts
+from bot.discord_ui.services import Asked, services
 from bot.service import Refusal
 from bot.service.coach import ReviewAnswer
-
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
-    Click = discord.Interaction[SpadesBot]
 
 
 def _cut(text: str) -> str:
@@ -29,13 +25,13 @@ def _cut(text: str) -> str:
     return text if len(text) <= DISCORD_LIMIT else text[: DISCORD_LIMIT - 1] + "…"
 
 
-async def hint(interaction: Click, game_id: str) -> None:
+async def hint(interaction: Asked, game_id: str) -> None:
     """**Hint** on the panel: the hard player's move for the clicker's turn, privately."""
     try:
-        client = interaction.client
-        live = client.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
+        running = services(interaction)
+        live = running.games.require_game(game_id, interaction.guild_id, interaction.channel_id)
         await interaction.response.defer(ephemeral=True, thinking=True)
-        text = await client.coaching.hint(live, interaction.user.id)
+        text = await running.coaching.hint(live, interaction.user.id)
         await interaction.edit_original_response(content=_cut(text))  # the "thinking…" answer becomes the hint
     except Exception as error:
         await report_error(interaction, error)
@@ -49,13 +45,13 @@ def reviewing_text(game_id: str, waiting: bool) -> str:
             "will appear here. If it hasn't in a minute (I may have restarted), ask again with `/spades review`.")
 
 
-async def review(interaction: Click, game_id: str | None) -> None:
+async def review(interaction: Asked, game_id: str | None) -> None:
     """`/spades review` or **Review**: a kept review at once; otherwise a note that it is being
     worked out (or waits for another), replaced by the review when it is ready."""
     try:
         if interaction.guild_id is None or interaction.channel_id is None:
             raise Refusal("Reviews work in server channels.")
-        answer: ReviewAnswer = await interaction.client.coaching.review(
+        answer: ReviewAnswer = await services(interaction).coaching.review(
             interaction.guild_id, interaction.channel_id, interaction.user.id, game_id)
         if answer.text is not None:
             await interaction.response.send_message(_cut(answer.text), ephemeral=True)

@@ -28,6 +28,7 @@ from bot.discord_ui.table.views import (
     summary_view,
     table_view,
 )
+from bot.discord_ui.text import number
 from bot.engine import Game, Mode, Phase, Rules, TableView, card_label, mask_of, parse_card, seat_view
 from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 from bot.store import ModeRating, Seat
@@ -268,8 +269,8 @@ LOOSE_NUMBER = re.compile(r"\d (?:pts|bags?|points?|hands?|games?|wins?|to go)\b
 
 
 def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words() -> None:
-    assert (render.number(-10), render.number(7, "+d"), render.number(-1.26, "+.1f")) == ("−10", "+7", "−1.3")
-    assert render.number(-5, "+5d") == "   −5"  # the same width as "-5" had: the scoreboard's columns hold
+    assert (number(-10), number(7, "+d"), number(-1.26, "+.1f")) == ("−10", "+7", "−1.3")
+    assert number(-5, "+5d") == "   −5"  # the same width as "-5" had: the scoreboard's columns hold
     live = _live(Mode.CUTTHROAT, Rules(target=150, mercy=100), seed=4)
     game = live.game
     assert game is not None
@@ -297,4 +298,4 @@ def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words(
         assert not HYPHEN_NUMBER.search(text), text
     for text in (scoreboard, rules, *shown[-3:]):
         assert "−" in text, text
-    assert any(f"{render.number(score)}\u00a0pts" in shown[-3] for score in game.scores if score < 0)
+    assert any(f"{number(score)}\u00a0pts" in shown[-3] for score in game.scores if score < 0)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from bot.discord_ui.table.render import number
+from bot.discord_ui.text import number
 
 FONT_DIR = Path(__file__).with_name("fonts")
 WIDTH, HEIGHT = 800, 450

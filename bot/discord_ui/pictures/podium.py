@@ -28,7 +28,7 @@ from bot.discord_ui.pictures.chart import (
     nice_step,
     printable_text,
 )
-from bot.discord_ui.table.render import number
+from bot.discord_ui.text import number
 
 WIDTH = 800
 MARGIN = 16

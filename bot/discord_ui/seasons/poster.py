@@ -13,17 +13,14 @@ import contextlib
 import io
 import logging
 import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 import discord
 
 from bot.discord_ui.seasons.render import podium_picture, podium_text
 from bot.discord_ui.transport import CALL_FAILED, Backoff, Fault, RateLimits, describe, fault
 from bot.discord_ui.transport.budget import Priority, RestBudget
-from bot.service.seasons import Podium, SeasonService
-
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
+from bot.service.seasons import Podium
 
 log = logging.getLogger(__name__)
 
@@ -31,13 +28,13 @@ log = logging.getLogger(__name__)
 class PodiumPoster:
     """The season service's listener: one task per podium, so a slow channel holds up nothing else."""
 
-    def __init__(self, client: SpadesBot, budget: RestBudget, limits: RateLimits, *,
-                 channel_lost_timeout: float = 600.0) -> None:
+    def __init__(self, client: discord.Client, budget: RestBudget, limits: RateLimits,
+                 delivered: Callable[[int], Awaitable[None]], *, channel_lost_timeout: float = 600.0) -> None:
         self.client = client
         self.budget = budget  # the publisher's: every call counts against the token's global limit
         self.limits = limits
+        self._delivered = delivered  # the season service's: a podium out is confirmed there
         self.channel_lost_timeout = channel_lost_timeout
-        self.service: SeasonService | None = None  # attached by the composition root
         self._tasks: set[asyncio.Task[None]] = set()
 
     def season_ended(self, podium: Podium) -> None:
@@ -61,8 +58,7 @@ class PodiumPoster:
         except Exception:  # a bug: the podium stays owed, and is tried again at the next start
             log.exception("season %r: couldn't post its podium", podium.season.name)
             return
-        assert self.service is not None, "the composition root attaches the service"
-        await self.service.delivered(podium.post_id)
+        await self._delivered(podium.post_id)
 
     async def _send(self, podium: Podium) -> None:
         """Post it, retrying what passes; give up (it can't ever be posted) on a channel gone or

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 
 from bot.discord_ui.pictures.podium import Standing, podium_png, rating_text, stats_card_png
 from bot.discord_ui.safe_text import shown
-from bot.discord_ui.table.render import MODE_TITLES, PROVISIONAL_GAMES, number, plural, within_limit
+from bot.discord_ui.text import MODE_TITLES, PROVISIONAL_GAMES, number, plural, within_limit
 from bot.service import LeaderboardEntry, PlayerStats, Season, SeasonRhythm
 from bot.service.seasons import ALL_TIME, PlayerCard, Podium
 

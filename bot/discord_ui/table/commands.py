@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import discord
 from discord import app_commands
@@ -13,16 +13,11 @@ from discord import app_commands
 from bot.discord_ui import coach as coach_ui
 from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.seasons.render import board_label, card_picture, season_stats_text
+from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
 from bot.discord_ui.table import render
-from bot.discord_ui.table.handlers import display_name, is_server_manager
 from bot.discord_ui.table.views import agree_cancel_view, lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
-
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
-    Command = discord.Interaction[SpadesBot]
 
 ModeName = Literal["cutthroat", "solo", "partners"]
 SortName = Literal["rating", "wins", "win_rate", "points"]
@@ -31,28 +26,16 @@ SetPenalty = Literal["minus", "zero"]
 HINT = "hint"  # typed as the bid or the card: the Hint button's answer, where hints are allowed
 
 
-def _channel_id(interaction: Command) -> int:
-    if interaction.channel_id is None:
-        raise Refusal("Spades commands work in server channels.")
-    return interaction.channel_id
+def _channel_game(interaction: Asked) -> LiveGame:
+    guild_of(interaction)
+    return services(interaction).games.require_channel_game(channel_of(interaction))
 
 
-def _guild_id(interaction: Command) -> int:
-    if interaction.guild_id is None:
-        raise Refusal("Spades commands work in server channels.")
-    return interaction.guild_id
-
-
-def _channel_game(interaction: Command) -> LiveGame:
-    _guild_id(interaction)
-    return interaction.client.service.require_channel_game(_channel_id(interaction))
-
-
-async def _season_choices(interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+async def _season_choices(interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
     """The season option's choices: all time, then the server's seasons, newest first."""
     if interaction.guild_id is None:
         return []
-    names = await interaction.client.seasons.choices(interaction.guild_id, current[:50])
+    names = await services(interaction).seasons.choices(interaction.guild_id, current[:50])
     return [app_commands.Choice(name=name, value=name) for name in names]
 
 
@@ -76,7 +59,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         hints="the Hint button: on or auto (only with a computer player, never in tournaments), or off",
     )
     async def new(
-        self, interaction: Command,
+        self, interaction: Asked,
         mode: ModeName | None = None,
         target: app_commands.Range[int, 50, 1000] | None = None,
         nil: bool | None = None, blind_nil: bool | None = None,
@@ -102,40 +85,40 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             "jokers": jokers, "hints": hints,
         }
         options: dict[str, object] = {k: v for k, v in given.items() if v is not None}  # mercy 0: the rules' off
-        service = interaction.client.service
-        live = await service.new_lobby(_guild_id(interaction), _channel_id(interaction), interaction.user.id,
+        service = services(interaction).games
+        live = await service.new_lobby(guild_of(interaction), channel_of(interaction), interaction.user.id,
                                        display_name(interaction.user), mode, options)
         sent = await interaction.response.send_message(render.lobby_text(live),
                                                        view=lobby_view(live) or discord.utils.MISSING)
         # The callback's answer names the new message: no second request for it.
         message_id = sent.message_id or (await interaction.original_response()).id
         await service.set_lobby_message(live, message_id)
-        interaction.client.publisher.lobby_shown(live, interaction)
+        services(interaction).publisher.lobby_shown(live, interaction)
 
     @app_commands.command(description="Take a seat in this channel's game before it starts")
-    async def join(self, interaction: Command) -> None:
-        await interaction.client.service.join(_channel_game(interaction), interaction.user.id,
+    async def join(self, interaction: Asked) -> None:
+        await services(interaction).games.join(_channel_game(interaction), interaction.user.id,
                                               display_name(interaction.user))
         await interaction.response.send_message("You joined the game.", ephemeral=True)
 
     @app_commands.command(description="Leave the game (once it runs, a computer player takes your seat)")
-    async def leave(self, interaction: Command) -> None:
+    async def leave(self, interaction: Asked) -> None:
         live = _channel_game(interaction)
         running = live.status == "playing"
-        await interaction.client.service.leave(live, interaction.user.id)
+        await services(interaction).games.leave(live, interaction.user.id)
         await interaction.response.send_message(
             "You left the game: it counts as a loss for you." if running else "You left the game.", ephemeral=True)
 
     @app_commands.command(description="Host: fill a seat with a computer player")
     @app_commands.describe(level="how strong the computer player is")
-    async def addbot(self, interaction: Command, level: LevelName = "normal") -> None:
-        await interaction.client.service.add_bot(_channel_game(interaction), interaction.user.id, level)
+    async def addbot(self, interaction: Asked, level: LevelName = "normal") -> None:
+        await services(interaction).games.add_bot(_channel_game(interaction), interaction.user.id, level)
         article = "an" if level[0] in "aeiou" else "a"
         await interaction.response.send_message(f"Added {article} {level} computer player.", ephemeral=True)
 
     @app_commands.command(description="Host: deal the first hand once all seats are filled")
-    async def start(self, interaction: Command) -> None:
-        await interaction.client.service.start(_channel_game(interaction), interaction.user.id)
+    async def start(self, interaction: Asked) -> None:
+        await services(interaction).games.start(_channel_game(interaction), interaction.user.id)
         await interaction.response.send_message("Dealing! Press **My hand** on the table, or type `/spades hand`, "
                                                 "to play.", ephemeral=True)
 
@@ -143,76 +126,76 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                                       "or show my cards")
     @app_commands.describe(bid="nil, blind nil, a number, “show my cards” to give up blind nil and look, "
                                "or “hint”")
-    async def bid(self, interaction: Command, bid: str) -> None:
-        service, live, user_id = interaction.client.service, _channel_game(interaction), interaction.user.id
+    async def bid(self, interaction: Asked, bid: str) -> None:
+        service, live, user_id = services(interaction).games, _channel_game(interaction), interaction.user.id
         if bid.strip().lower() == HINT:
             await coach_ui.hint(interaction, live.game_id)
             return
         if asks_to_see_cards(bid):
             await service.reveal(live, user_id)
-            await interaction.client.handlers.open_panel(interaction, notice=render.CARDS_SHOWN)
+            await services(interaction).table.open_panel(interaction, notice=render.CARDS_SHOWN)
             return
         tricks, blind = parse_bid(bid)  # said back the way the bid counts: "BN" is blind nil
         if not blind and service.cards_hidden(live, user_id):
             raise Refusal(render.CHOOSE_BLIND_NIL_FIRST)
         await service.bid(live, user_id, bid)
         said = "blind nil" if blind else "nil" if tricks == 0 else str(tricks)
-        await interaction.client.publisher.edits.say(interaction, f"You bid **{said}**.")
+        await services(interaction).publisher.edits.say(interaction, f"You bid **{said}**.")
 
     @bid.autocomplete("bid")
-    async def bid_choices(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
-        live = interaction.client.service.game_in_channel(interaction.channel_id or 0)
+    async def bid_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
         if live is None or live.guild_id != interaction.guild_id:
             return []
         typed = current.strip().lower()
-        choices = interaction.client.service.bid_choices(live, interaction.user.id)
+        choices = services(interaction).games.bid_choices(live, interaction.user.id)
         return [app_commands.Choice(name=c, value=c) for c in choices if c.startswith(typed)][:25]
 
     @app_commands.command(description="Play a card when it is your turn")
     @app_commands.describe(card="for example AS, 10h, Q♥ or queen of hearts; “hint” asks the hard player")
-    async def play(self, interaction: Command, card: str) -> None:
+    async def play(self, interaction: Asked, card: str) -> None:
         if card.strip().lower() == HINT:
             await coach_ui.hint(interaction, _channel_game(interaction).game_id)
             return
-        played = await interaction.client.service.play(_channel_game(interaction), interaction.user.id, card)
-        await interaction.client.publisher.edits.say(interaction, f"You played {card_label(played)}.")
+        played = await services(interaction).games.play(_channel_game(interaction), interaction.user.id, card)
+        await services(interaction).publisher.edits.say(interaction, f"You played {card_label(played)}.")
 
     @play.autocomplete("card")
-    async def card_choices(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
-        live = interaction.client.service.game_in_channel(interaction.channel_id or 0)
+    async def card_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
         if live is None or live.guild_id != interaction.guild_id:
             return []
         typed = current.strip().lower()[:50]
         out = []
-        for c in interaction.client.service.card_choices(live, interaction.user.id):
+        for c in services(interaction).games.card_choices(live, interaction.user.id):
             name = f"{card_label(c)} ({card_name(c)})"
             if typed in name.lower() or not typed:
                 out.append(app_commands.Choice(name=name, value=card_label(c)))
         return out[:25]
 
     @app_commands.command(description="Your private panel: your cards, and one click to play on your turn")
-    async def hand(self, interaction: Command) -> None:
-        await interaction.client.handlers.open_panel(interaction)
+    async def hand(self, interaction: Asked) -> None:
+        await services(interaction).table.open_panel(interaction)
 
     @app_commands.command(description="Show this channel's game again at the bottom of the channel")
-    async def table(self, interaction: Command) -> None:
+    async def table(self, interaction: Asked) -> None:
         live = _channel_game(interaction)
-        interaction.client.publisher.repost(live)
+        services(interaction).publisher.repost(live)
         what = "table" if live.started else "game"
         await interaction.response.send_message(f"Here's the {what}.", ephemeral=True)
 
     @app_commands.command(description="The scores hand by hand, of this channel's game or its last one")
-    async def score(self, interaction: Command) -> None:
-        live = await interaction.client.service.last_game(_guild_id(interaction), _channel_id(interaction))
+    async def score(self, interaction: Asked) -> None:
+        live = await services(interaction).games.last_game(guild_of(interaction), channel_of(interaction))
         await interaction.response.send_message(render.scoreboard_text(live.shown.table))
 
     @app_commands.command(description="The game record as JSON (spades-record/1)")
     @app_commands.describe(game="a game id (in the table's footer); default: this channel's current or last game")
-    async def record(self, interaction: Command, game: str | None = None) -> None:
+    async def record(self, interaction: Asked, game: str | None = None) -> None:
         """A finished game's record is posted for all to see. A running game's shows only what
         everyone has seen; with the asker's own cards in it, it is a reply to the asker alone."""
-        game_id, shown = await interaction.client.service.record(
-            _guild_id(interaction), _channel_id(interaction), interaction.user.id,
+        game_id, shown = await services(interaction).games.record(
+            guild_of(interaction), channel_of(interaction), interaction.user.id,
             game.strip().lower() if game else None)
         data = io.BytesIO(json.dumps(shown.document, indent=1).encode())
         if shown.document.get("final"):
@@ -228,24 +211,24 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.command(description="This server's leaderboard: the running season's, all time, or a past season's")
     @app_commands.describe(mode="which game mode", sort="how to rank players",
                            season="a season's name, or “all time” (default: the running season, if any)")
-    async def leaderboard(self, interaction: Command, mode: ModeName = "cutthroat", sort: SortName = "rating",
+    async def leaderboard(self, interaction: Asked, mode: ModeName = "cutthroat", sort: SortName = "rating",
                           season: str | None = None) -> None:
-        seasons, guild_id = interaction.client.seasons, _guild_id(interaction)
+        seasons, guild_id = services(interaction).seasons, guild_of(interaction)
         picked, entries = await seasons.leaderboard(guild_id, mode, sort, season)
         label = board_label(picked, any_seasons=picked is not None or bool(await seasons.seasons(guild_id)))
         guild = interaction.guild.name if interaction.guild else "this server"
         await interaction.response.send_message(render.leaderboard_text(guild, mode, sort, entries, label))
 
     @leaderboard.autocomplete("season")
-    async def leaderboard_seasons(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+    async def leaderboard_seasons(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
         return await _season_choices(interaction, current)
 
     @app_commands.command(description="A player's record on this server, with a picture")
     @app_commands.describe(user="whose stats (default: yours)",
                            season="a season to show beside all time (default: the running one, if any)")
-    async def stats(self, interaction: Command, user: discord.User | None = None, season: str | None = None) -> None:
+    async def stats(self, interaction: Asked, user: discord.User | None = None, season: str | None = None) -> None:
         who = user or interaction.user
-        card = await interaction.client.seasons.card(_guild_id(interaction), who.id, season)
+        card = await services(interaction).seasons.card(guild_of(interaction), who.id, season)
         name = display_name(who)
         text = render.stats_text(name, card.all_time)
         if card.season is not None and card.in_season is not None:
@@ -258,29 +241,29 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         await interaction.response.send_message(text, file=discord.File(io.BytesIO(png), filename="stats.png"))
 
     @stats.autocomplete("season")
-    async def stats_seasons(self, interaction: Command, current: str) -> list[app_commands.Choice[str]]:
+    async def stats_seasons(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
         return await _season_choices(interaction, current)
 
     @app_commands.command(description="The rules of this channel's game, or the server's defaults")
-    async def rules(self, interaction: Command) -> None:
-        service = interaction.client.service
-        live = service.game_in_channel(_channel_id(interaction))
+    async def rules(self, interaction: Asked) -> None:
+        service = services(interaction).games
+        live = service.game_in_channel(channel_of(interaction))
         if live is not None and live.guild_id == interaction.guild_id:
             text = render.rules_text(live.mode, live.rules, "The rules of this game")
         else:
-            defaults = await service.server_defaults(_guild_id(interaction))
+            defaults = await service.server_defaults(guild_of(interaction))
             mode = Mode.parse(defaults.get("mode", "cutthroat"))
             text = render.rules_text(mode, Rules.from_options(defaults.get("rules", {})), "This server's rules")
         await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(description="How to play here, and the commands")
-    async def help(self, interaction: Command) -> None:
+    async def help(self, interaction: Asked) -> None:
         await interaction.response.send_message(render.HELP_TEXT, ephemeral=True)
 
     @app_commands.command(description="End the game: the host (the others agree once dealt), Manage Server, "
                                       "or a tournament's organiser")
-    async def cancel(self, interaction: Command) -> None:
-        request = await interaction.client.service.cancel(_channel_game(interaction), interaction.user.id,
+    async def cancel(self, interaction: Asked) -> None:
+        request = await services(interaction).games.cancel(_channel_game(interaction), interaction.user.id,
                                                           is_server_manager(interaction),
                                                           display_name(interaction.user))
         if request is None:
@@ -298,7 +281,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                            season_rhythm="monthly: a new season every calendar month (UTC), podiums in this "
                                          "channel; off: seasons only by /spades season start",
                            tournament_role="members with this role may run tournaments (besides Manage Server)")
-    async def settings(self, interaction: Command, mode: ModeName | None = None,
+    async def settings(self, interaction: Asked, mode: ModeName | None = None,
                        target: app_commands.Range[int, 50, 1000] | None = None, rules: str | None = None,
                        turn_timeout: app_commands.Range[int, 15, 3600] | None = None,
                        turn_ping_delay: app_commands.Range[int, 0, 60] | None = None,
@@ -313,13 +296,14 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             if not sep:
                 raise Refusal(f"“{pair}” isn't key=value, e.g. nil=off or bag_limit=5.")
             changes[key.strip().lower()] = value
-        service = interaction.client.service
-        saved = await service.update_settings(_guild_id(interaction), changes)
+        running, guild = services(interaction), guild_of(interaction)
+        service = running.games
+        saved = await service.update_settings(guild, changes)
         if season_rhythm is not None:
-            await interaction.client.seasons.set_rhythm(_guild_id(interaction), season_rhythm, _channel_id(interaction))
+            await running.seasons.set_rhythm(guild, season_rhythm, channel_of(interaction))
         if tournament_role is not None:
-            saved = await interaction.client.tournaments.set_organiser_role(_guild_id(interaction), tournament_role.id)
-        rhythm = await interaction.client.seasons.rhythm(_guild_id(interaction))
+            saved = await running.tournaments.set_organiser_role(guild, tournament_role.id)
+        rhythm = await running.seasons.rhythm(guild)
         shown = Rules.from_options(saved.get("rules", {}))
         mode_shown = Mode.parse(saved.get("mode", "cutthroat"))
         timeout = saved.get("turn_timeout", service.turn_timeout)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
 
 import discord
 
 from bot.discord_ui.errors import report_error
+from bot.discord_ui.services import Asked, display_name, is_server_manager
 from bot.discord_ui.table import faces, render
 from bot.discord_ui.table.panels import Panel
 from bot.discord_ui.table.publisher import Publisher
@@ -21,21 +21,11 @@ from bot.discord_ui.table.views import lobby_view
 from bot.engine import Card
 from bot.service import GameService, LiveGame, Refusal
 
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
-    Click = discord.Interaction[SpadesBot]
-
 log = logging.getLogger(__name__)
 
 
-def is_server_manager(interaction: discord.Interaction[Any]) -> bool:
-    permissions = interaction.permissions
-    return bool(permissions.manage_guild or permissions.administrator)
 
 
-def display_name(user: discord.abc.User) -> str:
-    return getattr(user, "display_name", None) or user.name
 
 
 class Handlers:
@@ -44,11 +34,11 @@ class Handlers:
         self.publisher = publisher
         self._cleanups: set[asyncio.Task[None]] = set()
 
-    def _game(self, interaction: Click, game_id: str) -> LiveGame:
+    def _game(self, interaction: Asked, game_id: str) -> LiveGame:
         """The running game a button names, if it belongs to this server and channel."""
         return self.service.require_game(game_id, interaction.guild_id, interaction.channel_id)
 
-    async def lobby(self, interaction: Click, game_id: str, action: str) -> None:
+    async def lobby(self, interaction: Asked, game_id: str, action: str) -> None:
         try:
             live = self._game(interaction, game_id)
             user = interaction.user
@@ -67,7 +57,7 @@ class Handlers:
         except Exception as error:
             await report_error(interaction, error)
 
-    async def open_panel(self, interaction: Click, game_id: str | None = None, notice: str | None = None) -> None:
+    async def open_panel(self, interaction: Asked, game_id: str | None = None, notice: str | None = None) -> None:
         """**My hand** (or `/spades hand`, or `/spades bid show my cards`): a fresh private panel at
         the bottom, with `notice` on it if given; the one it replaces is removed."""
         try:
@@ -86,7 +76,7 @@ class Handlers:
         except Exception as error:
             await report_error(interaction, error)
 
-    async def panel_action(self, interaction: Click, game_id: str, kind: str, value: str | Card | None) -> None:
+    async def panel_action(self, interaction: Asked, game_id: str, kind: str, value: str | Card | None) -> None:
         """A bid, a card or "show my cards" from the panel: one click, answered by updating the
         panel itself (a refusal is shown on it, in words). A game the click can't reach (over, or
         another channel's: the id may be forged onto any message) is refused in a private reply."""
@@ -115,7 +105,7 @@ class Handlers:
         except Exception as error:
             await report_error(interaction, error)
 
-    async def rematch(self, interaction: Click, game_id: str) -> None:
+    async def rematch(self, interaction: Asked, game_id: str) -> None:
         """The first click opens the new lobby (posted right here); later clicks take a seat."""
         try:
             if interaction.guild_id is None or interaction.channel_id is None:
@@ -135,7 +125,7 @@ class Handlers:
         except Exception as error:
             await report_error(interaction, error)
 
-    async def agree_to_cancel(self, interaction: Click, game_id: str) -> None:
+    async def agree_to_cancel(self, interaction: Asked, game_id: str) -> None:
         """**Agree to cancel** under the host's request: the request shows who is still to agree."""
         try:
             live = self._game(interaction, game_id)

@@ -25,7 +25,7 @@ import io
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import discord
 
@@ -39,6 +39,7 @@ from bot.discord_ui.table.hand_dms import HandDMs
 from bot.discord_ui.table.panels import PANEL_LIFE, Panel, PanelSet
 from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view
 from bot.discord_ui.table.webhooks import FreshWebhooks, Via, WebhookPace
+from bot.discord_ui.text import MODE_TITLES
 from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
 from bot.discord_ui.transport.budget import Priority, RestBudget
 from bot.discord_ui.transport.fastpath import FastEdits
@@ -60,9 +61,6 @@ from bot.service import (
     TurnStarted,
 )
 
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
 log = logging.getLogger(__name__)
 
 TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
@@ -76,7 +74,7 @@ BURIED_AFTER = 4  # messages below the table that make it worth posting again at
 class Publisher:
     """`games` is what it may ask of the game service (its listener, whose changes it publishes)."""
 
-    def __init__(self, client: SpadesBot, games: PublisherPort, *, refresh_interval: float = 1.0,
+    def __init__(self, client: discord.Client, games: PublisherPort, *, refresh_interval: float = 1.0,
                  channel_lost_timeout: float = 600.0, panel_life: float = PANEL_LIFE,
                  global_rate: float = TOKEN_GLOBAL_RATE, transport: Transport | None = None,
                  edits: FastEdits | None = None) -> None:
@@ -404,7 +402,7 @@ class Publisher:
         table = _public(live)
         names, scores = render.chart_series(table)
         png = await asyncio.to_thread(score_chart_png, names, scores, table.rules.target,
-                                      title=f"{render.MODE_TITLES[table.mode]} Spades",
+                                      title=f"{MODE_TITLES[table.mode]} Spades",
                                       winners=[table.side_of(s) for s in table.winners], mercy=table.rules.mercy)
         text, chart = render.game_over_text(table, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
         via = self.webhooks.fresh(live.channel_id)

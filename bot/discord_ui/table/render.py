@@ -13,6 +13,17 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.discord_ui.safe_text import in_code, quoted_parts, shown
+from bot.discord_ui.text import (
+    MODE_TITLES,
+    NBSP,
+    PROVISIONAL_GAMES,
+    SEP,
+    number,
+    ordinal,
+    plural,
+    points,
+    within_limit,
+)
 from bot.engine import (
     OPTIONS,
     Card,
@@ -29,8 +40,6 @@ from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
 from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 from bot.service.coach import hints_refusal
 
-MODE_TITLES = {Mode.CUTTHROAT: "Cutthroat", Mode.SOLO: "Solo", Mode.PARTNERS: "Partners"}
-PROVISIONAL_GAMES = 5  # a rating means little before this many games: it is shown as provisional
 BAG_WARNING = 3  # bags short of the limit from which a summary warns about the penalty
 SUIT_DISPLAY_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦: colours alternate, as players hold cards
 MODE_OPTIONS = {  # the options that mean something in each mode
@@ -39,49 +48,6 @@ MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.PARTNERS: ("nil_tricks_help_partner",),
 }
 MODE_ONLY = {name for names in MODE_OPTIONS.values() for name in names}
-
-
-def ordinal(place: int) -> str:
-    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
-    return f"{place}{suffix}"
-
-
-NBSP = "\u00a0"  # joins a number to its word: Discord wraps lines at spaces, never inside "0 bags"
-SEP = f"{NBSP}· "  # between the parts of a line: a wrapped line ends with it rather than starting with it
-MINUS = "\u2212"
-
-
-def number(value: float, spec: str = "") -> str:
-    """A number as players read it, `spec` as for format() ("+d", ".1f"): negatives with a real minus
-    sign (−10), as typeset, never a hyphen. Display only: what players type is read with an ASCII '-'."""
-    return format(value, spec).replace("-", MINUS)
-
-
-MESSAGE_LIMIT = 2000  # characters in a Discord message
-
-
-def within_limit(lines: Sequence[str], items: Sequence[str], after: Sequence[str] = (), separator: str = "\n",
-                 limit: int = MESSAGE_LIMIT) -> str:
-    """`lines`, then as many whole `items` as fit in one message (joined by `separator`) with
-    "… and N more" for the rest, then `after`: a long list never cuts a name in half."""
-
-    def text(kept: Sequence[str]) -> str:
-        missing = len(items) - len(kept)
-        listed = separator.join([*kept, *([f"… and {missing} more"] if missing else [])])
-        return "\n".join([*lines, *([listed] if listed else []), *after])
-
-    kept = list(items)
-    while kept and len(text(kept)) > limit:
-        kept.pop()
-    return text(kept)
-
-
-def plural(count: int, word: str) -> str:
-    return f"{number(count)}{NBSP}{word}{'' if count == 1 else 's'}"
-
-
-def points(score: int) -> str:
-    return f"{number(score)}{NBSP}pts"
 
 
 def seat_name(live: LiveGame, seat: int) -> str:

@@ -2,7 +2,7 @@
 
 One `DynamicItem` class per kind of button: its custom_id names the game and the action, never the
 user, so every button still works after a restart and identity always comes from the click itself.
-A click goes to the handler of its kind (`SpadesBot.handlers`), which checks that the game belongs
+A click goes to the handler of its kind (`services(interaction).table`), which checks that the game belongs
 to the server the click came from before anything else. Views are built of dynamic items only, so
 discord.py keeps nothing per message sent.
 """
@@ -17,6 +17,7 @@ import discord
 from discord import ui
 
 from bot.discord_ui import coach as coach_ui
+from bot.discord_ui.services import services
 from bot.discord_ui.table import faces
 from bot.engine import Card, SeatView, TableView
 from bot.service import LiveGame
@@ -45,7 +46,7 @@ class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
         return cls(match["game"], match["action"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.lobby(interaction, self.game_id, self.action)
+        await services(interaction).table.lobby(interaction, self.game_id, self.action)
 
 
 HAND_TEMPLATE = rf"spades:table:{GAME}:(?:hand|act)"
@@ -65,10 +66,10 @@ class HandButton(ui.DynamicItem[ui.Button[Any]], template=HAND_TEMPLATE):
 
     @classmethod
     async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
-        await interaction.client.handlers.open_panel(interaction, match["game"])
+        await services(interaction).table.open_panel(interaction, match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.open_panel(interaction, self.game_id)
+        await services(interaction).table.open_panel(interaction, self.game_id)
 
 
 class BidButton(ui.DynamicItem[ui.Button[Any]], template=BID_TEMPLATE):
@@ -128,15 +129,15 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
 
 
 async def _bid(interaction: discord.Interaction[Any], game_id: str, bid: str) -> None:
-    await interaction.client.handlers.panel_action(interaction, game_id, "bid", "blind nil" if bid == "blind" else bid)
+    await services(interaction).table.panel_action(interaction, game_id, "bid", "blind nil" if bid == "blind" else bid)
 
 
 async def _play(interaction: discord.Interaction[Any], game_id: str, card: Card) -> None:
-    await interaction.client.handlers.panel_action(interaction, game_id, "play", card)
+    await services(interaction).table.panel_action(interaction, game_id, "play", card)
 
 
 async def _reveal(interaction: discord.Interaction[Any], game_id: str) -> None:
-    await interaction.client.handlers.panel_action(interaction, game_id, "reveal", None)
+    await services(interaction).table.panel_action(interaction, game_id, "reveal", None)
 
 
 REMATCH_TEMPLATE = rf"spades:rematch:{GAME}"
@@ -155,10 +156,10 @@ class RematchButton(ui.DynamicItem[ui.Button[Any]], template=REMATCH_TEMPLATE):
 
     @classmethod
     async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
-        await interaction.client.handlers.rematch(interaction, match["game"])
+        await services(interaction).table.rematch(interaction, match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.rematch(interaction, self.game_id)
+        await services(interaction).table.rematch(interaction, self.game_id)
 
 
 class HintButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:hint:{GAME}"):
@@ -208,7 +209,7 @@ class AgreeCancelButton(ui.DynamicItem[ui.Button[Any]], template=rf"spades:agree
         return cls(match["game"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.handlers.agree_to_cancel(interaction, self.game_id)
+        await services(interaction).table.agree_to_cancel(interaction, self.game_id)
 
 
 def agree_cancel_view(game_id: str) -> ui.View:

@@ -9,14 +9,14 @@ replacing someone else is the organiser's (or Manage Server's) too, through `lea
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Literal
+from typing import Literal
 
 import discord
 from discord import app_commands
 
 from bot.discord_ui.safe_text import shown
-from bot.discord_ui.table.commands import ModeName, SetPenalty, _channel_id, _guild_id
-from bot.discord_ui.table.handlers import display_name, is_server_manager
+from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
+from bot.discord_ui.table.commands import ModeName, SetPenalty
 from bot.discord_ui.tournaments.poster import missing_thread_permissions, signup_view
 from bot.discord_ui.tournaments.render import signup_text, standings_text
 from bot.engine.names import named
@@ -24,25 +24,20 @@ from bot.engine.tournament import MAX_ROUNDS
 from bot.service import Refusal
 from bot.service.tournaments import LiveTournament
 
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
-    Command = discord.Interaction[SpadesBot]
-
 LevelName = Literal["easy", "normal", "hard"]
 
 
-async def _may_organise(interaction: Command) -> bool:
+async def _may_organise(interaction: Asked) -> bool:
     """Manage Server, or the role this server named for running tournaments."""
     if is_server_manager(interaction):
         return True
-    defaults = await interaction.client.service.server_defaults(_guild_id(interaction))
+    defaults = await services(interaction).games.server_defaults(guild_of(interaction))
     role = defaults.get("tournament_role")
     roles = getattr(interaction.user, "roles", [])
     return role is not None and any(r.id == int(role) for r in roles)
 
 
-async def _require_organiser(interaction: Command, live: LiveTournament | None, what: str) -> None:
+async def _require_organiser(interaction: Asked, live: LiveTournament | None, what: str) -> None:
     if live is not None and live.organiser_id == interaction.user.id:
         return
     if not await _may_organise(interaction):
@@ -56,7 +51,7 @@ def _require_person(user: discord.User, role: str) -> None:
         raise Refusal(f"{named(display_name(user))} is a bot, and a bot can't play as {role}: pick a person.")
 
 
-def _require_threads(interaction: Command) -> None:
+def _require_threads(interaction: Asked) -> None:
     missing = missing_thread_permissions(interaction.app_permissions)
     if missing:
         raise Refusal("Each table of a tournament plays in its own thread here, and I'm missing "
@@ -74,7 +69,7 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
         nil="allow nil bids", blind_nil="allow blind nil", set_penalty="a set scores minus 10 a trick bid, or zero",
         bag_limit="bags that trigger the bag penalty", mercy="end a game when someone drops to minus this (0 = off)",
     )
-    async def new(self, interaction: Command, mode: ModeName = "cutthroat",
+    async def new(self, interaction: Asked, mode: ModeName = "cutthroat",
                   target: app_commands.Range[int, 50, 1000] | None = None,
                   rounds: app_commands.Range[int, 1, MAX_ROUNDS] = 3,
                   signup: app_commands.Range[int, 1, 10080] | None = None,
@@ -87,8 +82,8 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
         given = {"target": target, "nil": nil, "blind_nil": blind_nil, "set_penalty": set_penalty,
                  "bag_limit": bag_limit, "mercy": mercy}
         options: dict[str, object] = {k: v for k, v in given.items() if v is not None}
-        tournaments = interaction.client.tournaments
-        live = await tournaments.new(_guild_id(interaction), _channel_id(interaction), interaction.user.id,
+        tournaments = services(interaction).tournaments
+        live = await tournaments.new(guild_of(interaction), channel_of(interaction), interaction.user.id,
                                      mode=mode, options=options, rounds=rounds, level=computer,
                                      signup_minutes=signup, round_minutes=round_minutes)
         sent = await interaction.response.send_message(signup_text(live),
@@ -100,10 +95,10 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
     @app_commands.describe(partner="partners tournaments: your partner",
                            player="organiser, between rounds: who takes over an entry",
                            replacing="organiser, between rounds: the player they replace")
-    async def join(self, interaction: Command, partner: discord.User | None = None,
+    async def join(self, interaction: Asked, partner: discord.User | None = None,
                    player: discord.User | None = None, replacing: discord.User | None = None) -> None:
-        tournaments = interaction.client.tournaments
-        live = tournaments.require(_guild_id(interaction), _channel_id(interaction))
+        tournaments = services(interaction).tournaments
+        live = tournaments.require(guild_of(interaction), channel_of(interaction))
         if player is not None or replacing is not None:
             if player is None or replacing is None:
                 raise Refusal("To replace a player, give both `player:` (who comes in) and `replacing:` (who goes).")
@@ -121,9 +116,9 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
 
     @app_commands.command(description="Leave this channel's tournament (organiser: drop a player)")
     @app_commands.describe(player="organiser: the player to drop")
-    async def leave(self, interaction: Command, player: discord.User | None = None) -> None:
-        tournaments = interaction.client.tournaments
-        live = tournaments.require(_guild_id(interaction), _channel_id(interaction))
+    async def leave(self, interaction: Asked, player: discord.User | None = None) -> None:
+        tournaments = services(interaction).tournaments
+        live = tournaments.require(guild_of(interaction), channel_of(interaction))
         organiser = player is not None and player.id != interaction.user.id
         if organiser:
             await _require_organiser(interaction, live, "drop players")
@@ -133,9 +128,9 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
         await interaction.response.send_message(text, ephemeral=not organiser)
 
     @app_commands.command(description="Organiser: seat round 1 now (or, between rounds, the next round)")
-    async def start(self, interaction: Command) -> None:
-        tournaments = interaction.client.tournaments
-        live = tournaments.require(_guild_id(interaction), _channel_id(interaction))
+    async def start(self, interaction: Asked) -> None:
+        tournaments = services(interaction).tournaments
+        live = tournaments.require(guild_of(interaction), channel_of(interaction))
         await _require_organiser(interaction, live, "start the tournament")
         _require_threads(interaction)
         await interaction.response.defer(ephemeral=True, thinking=True)  # opening the threads takes a moment
@@ -144,15 +139,15 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
                                                           "threads below the tournament's message.")
 
     @app_commands.command(description="The standings of this channel's tournament (or its last one)")
-    async def standings(self, interaction: Command) -> None:
-        live = await interaction.client.tournaments.latest(_guild_id(interaction), _channel_id(interaction))
+    async def standings(self, interaction: Asked) -> None:
+        live = await services(interaction).tournaments.latest(guild_of(interaction), channel_of(interaction))
         await interaction.response.send_message(standings_text(live, live.round_number),
                                                 allowed_mentions=discord.AllowedMentions.none())
 
     @app_commands.command(description="Organiser or Manage Server: stop the tournament; none of it counts")
-    async def cancel(self, interaction: Command) -> None:
-        tournaments = interaction.client.tournaments
-        live = tournaments.require(_guild_id(interaction), _channel_id(interaction))
+    async def cancel(self, interaction: Asked) -> None:
+        tournaments = services(interaction).tournaments
+        live = tournaments.require(guild_of(interaction), channel_of(interaction))
         await _require_organiser(interaction, live, "cancel the tournament")
         await tournaments.cancel(live)
         await interaction.response.send_message("Tournament cancelled.", ephemeral=True)

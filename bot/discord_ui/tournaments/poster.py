@@ -14,14 +14,14 @@ import contextlib
 import io
 import logging
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import discord
 from discord import ui
 
 from bot.discord_ui.errors import report_error
-from bot.discord_ui.table.handlers import display_name, is_server_manager
+from bot.discord_ui.services import Asked, display_name, is_server_manager, services
 from bot.discord_ui.tournaments.render import (
     cancelled_text,
     podium_picture,
@@ -44,11 +44,6 @@ from bot.service.tournaments import (
     ThreadRefused,
     TournamentService,
 )
-
-if TYPE_CHECKING:
-    from bot.discord_ui.client import SpadesBot
-
-    Click = discord.Interaction[SpadesBot]
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +70,7 @@ class TournamentButton(ui.DynamicItem[ui.Button[Any]],
         return cls(match["tid"], match["action"])
 
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
-        await interaction.client.tournament_host.click(interaction, self.tournament_id, self.action)
+        await services(interaction).tournament_clicks.click(interaction, self.tournament_id, self.action)
 
 
 def signup_view(live: LiveTournament) -> ui.View | None:
@@ -97,10 +92,11 @@ def missing_thread_permissions(permissions: discord.Permissions) -> list[str]:
 class TournamentDesk:
     """The tournament service's host (see `bot.service.tournaments.TournamentHost`)."""
 
-    def __init__(self, client: SpadesBot, budget: RestBudget) -> None:
+    def __init__(self, client: discord.Client, budget: RestBudget,
+                 tournaments: Callable[[], TournamentService]) -> None:
         self.client = client
         self.budget = budget
-        self.service: TournamentService | None = None  # attached by the composition root
+        self._tournaments = tournaments  # the service this desk hosts, built on it by the composition root
         self._tasks: set[asyncio.Task[None]] = set()
         self._signups: dict[str, LiveTournament] = {}  # sign-up messages waiting for an edit
         self._editing: set[str] = set()  # tournaments whose sign-up message an edit is on its way to
@@ -108,8 +104,7 @@ class TournamentDesk:
 
     @property
     def tournaments(self) -> TournamentService:
-        assert self.service is not None, "the composition root attaches the service"
-        return self.service
+        return self._tournaments()
 
     def _spawn(self, work: Any) -> None:
         task = asyncio.create_task(work)
@@ -283,7 +278,7 @@ class TournamentDesk:
             await self.client.http.edit_channel(thread_id, archived=True)
 
     # ------------------------------------------------------------------ buttons
-    async def click(self, interaction: Click, tournament_id: str, action: str) -> None:
+    async def click(self, interaction: Asked, tournament_id: str, action: str) -> None:
         try:
             live = self.tournaments.require_id(tournament_id, interaction.guild_id, interaction.channel_id)
             user = interaction.user

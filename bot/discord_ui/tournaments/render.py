@@ -11,7 +11,7 @@ from bot.discord_ui.pictures.chart import has_glyph
 from bot.discord_ui.pictures.podium import Figures, podium_png
 from bot.discord_ui.pictures.podium import Standing as PodiumLine
 from bot.discord_ui.safe_text import quoted_parts, shown
-from bot.discord_ui.table.render import MODE_TITLES, number, plural, within_limit
+from bot.discord_ui.text import MODE_TITLES, number, plural, within_limit
 from bot.engine.swiss import Standing
 from bot.engine.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat

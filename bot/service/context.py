@@ -19,7 +19,7 @@ from bot.service.changes import Change
 from bot.service.clock import Clock
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.live import LiveGame
-from bot.store import GameInfo, ShardSet, Store, StoreError
+from bot.store import GameInfo, GameStatus, ShardSet, Store, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +83,7 @@ class Context:
         if live.active:
             self.channels[live.channel_id] = live
 
-    def end(self, live: LiveGame, status: str) -> None:
+    def end(self, live: LiveGame, status: GameStatus) -> None:
         """Forget an ended game: its buttons then answer that it isn't running, and a server that
         plays all day doesn't keep every game it ever ran in memory. Its timers stop."""
         live.status = status

@@ -10,7 +10,7 @@ from bot.engine import Game, Mode, Rules, SeatView, TableView, seat_view, table_
 from bot.service.clock import Alarm
 from bot.service.deadlines import Timer, from_stored
 from bot.service.errors import Refusal
-from bot.store import GameInfo, Seat
+from bot.store import GameInfo, GameStatus, Seat
 
 
 @dataclass(eq=False)
@@ -31,7 +31,7 @@ class Shown:
     seated person's own view, as of the event count `token`."""
 
     token: int
-    status: str
+    status: GameStatus
     table: TableView | None
     views: Mapping[int, SeatView]  # user id -> that person's view (people only, once the game started)
     turn: int | None  # the seat of the person to act, if a person is to act
@@ -61,7 +61,7 @@ class LiveGame:
     seats: list[Seat]
     turn_timeout: float
     turn_ping_delay: float = 5.0
-    status: str = "lobby"
+    status: GameStatus = "lobby"
     game: Game | None = None
     lobby_message_id: int | None = None
     table_message_id: int | None = None

@@ -83,7 +83,7 @@ class Post:
     """A message owed to Discord by a saved action, kept in the action's own transaction (the outbox)
     so a crash right after the save can't lose it. The store never interprets `payload`."""
 
-    kind: str  # e.g. "hand_scored", "hand_dealt", "game_over", "table", "cancelled"
+    kind: str  # e.g. "hand_scored", "hand_dealt", "game_over", "cancelled": any text (a newer bot's too)
     payload: dict[str, Any]  # JSON-ready
 
     def __post_init__(self) -> None:

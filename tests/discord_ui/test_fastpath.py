@@ -20,7 +20,7 @@ from bot.discord_ui.table.views import draw, lobby_rows, lobby_view
 from bot.discord_ui.transport import USER_AGENT, TooManyRequests, fastpath
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
-from bot.store import Seat
+from bot.store import GameStatus, Seat
 
 APP_ID, TOKEN, LIMITED_TOKEN, ONCE_TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4", "bGltaXRlZA", "b25jZQ"
 BOT_TOKEN = "Ym90LXRva2Vu.bot"  # a made-up bot token: only the fake below ever sees it
@@ -334,14 +334,14 @@ async def test_a_table_posted_as_a_follow_up_is_what_discord_py_sends_for_the_sa
     assert ours_id == theirs_id == 1
 
 
-def _lobby(status: str) -> LiveGame:
+def _lobby(status: GameStatus) -> LiveGame:
     seats = [Seat(0, "alice", user_id=1), Seat(1, "bob", user_id=2)]
     return LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status=status)
 
 
 @pytest.mark.parametrize("status", ["lobby", "playing"])
 async def test_a_lobby_edit_is_what_discord_py_sends_for_the_same_edit(
-        captured: tuple[str, list[dict[str, Any]]], status: str) -> None:
+        captured: tuple[str, list[dict[str, Any]]], status: GameStatus) -> None:
     """The lobby's text and its buttons (none once the game has started), as `edit_original_response`."""
     _, requests = captured
     live, text = _lobby(status), "**Cutthroat Spades** · alice, bob · waiting for one more"

@@ -15,6 +15,7 @@ import orjson
 import pytest
 from aiohttp import web
 
+from bot.discord_ui.table import faces
 from bot.discord_ui.table.desk import Desk, Outcome, guard
 from bot.discord_ui.table.panels import PanelSet
 from bot.discord_ui.table.webhooks import WebhookPace
@@ -247,3 +248,41 @@ async def test_a_refused_update_is_not_retried_and_says_so_so_what_it_owes_stays
 ])
 def test_every_failure_has_one_meaning(error: BaseException, kind: str) -> None:
     assert fault(error).value == kind
+
+
+async def test_a_table_post_whose_answer_was_lost_is_looked_for_before_it_is_sent_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Discord took the follow-up and the connection closed before its answer: the bot finds the
+    table in the channel and keeps its id, rather than posting it a second time."""
+    posted: list[dict[str, Any]] = []
+    looked: list[str] = []
+
+    async def follow_up(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        posted.append({"id": str(77 + len(posted)), "author": {"id": "1"}, "components": body["components"]})
+        if len(posted) == 1:  # taken, then the connection dropped with no answer
+            assert request.transport is not None
+            request.transport.close()
+            raise ConnectionResetError
+        return web.json_response(posted[-1])
+
+    async def messages(request: web.Request) -> web.Response:
+        looked.append(request.headers.get("Authorization", ""))
+        return web.json_response(list(reversed(posted)))
+
+    app = web.Application()
+    app.router.add_post("/api/v10/webhooks/1/tok", follow_up)
+    app.router.add_get("/api/v10/channels/2/messages", messages)
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
+    edits = fastpath.FastEdits(Transport(RateLimits()), lambda: "bot-token")
+    try:
+        message_id = await edits.follow_up(_Interaction(), faces.closed_panel("The table"))  # type: ignore[arg-type]
+    finally:
+        await edits.close()
+        await runner.cleanup()
+    assert message_id == 77 and len(posted) == 1 and looked == ["Bot bot-token"]

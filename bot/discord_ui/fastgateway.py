@@ -1,33 +1,12 @@
-"""The gateway's busiest events, handled without discord.py's parsing: clicks on a panel's cards
-and bids (and on My hand, which opens a panel), routed to their button kind, and the channel
-messages the bot only counts.
-
-Why, clicks: a click on a panel is the bot's most frequent event. discord.py answers every component
-click by rebuilding a view of dynamic items from the clicked message (every card and bid button of
-the panel) to find the one clicked, then scheduling the item's callback and the `interaction` event
-as two tasks; that was about a tenth of the bot's CPU at 200 interactions a second (py-spy on
-`bench/bench_load.py --config pg-1 --rate 200`). Here the gateway's INTERACTION_CREATE for one of
-these buttons becomes the same `Interaction` (less the clicked message, which nothing reads) and goes
-straight to its button kind's `clicked`, in one task; every other interaction goes to discord.py as
-before. The click is answered by `fastpath` (`update`, or `show` for My hand's new panel), which
-marks the interaction answered here.
-
-Why, messages: the bot reads a channel's messages only to count what buries its table, by id. Yet
-for each message posted (a table, a summary, anyone's chat) and each edited (the table, about once a
-move) discord.py built a whole `Message`, with its author and components, and an event task: a
-twentieth of the bot's CPU under load. Here MESSAGE_CREATE goes straight to the counter with the
-two ids, and MESSAGE_UPDATE, which nothing reads (there is no message cache), is not even parsed:
-discord.py turns every frame into a tree of dicts before it looks at the frame's type, and for the
-table's own edit, about one frame a move, that tree is the whole table message. Discord writes a
-frame's type and number first (`{"t":"MESSAGE_UPDATE","s":42,"op":0,"d":...`), so an edit is known
-by its start: its number is kept, as discord.py keeps it for heartbeats and resuming, and the rest
-is never read. A frame that starts any other way goes to discord.py whole.
+"""The gateway's busiest events without discord.py's parsing: clicks on a panel's cards and bids
+(and My hand) go straight to their button kind, new channel messages are only counted, and the
+table's own edits are known by a frame's first bytes and never parsed (why, with figures:
+docs/transport.md).
 
 discord.py's private parts are used only in this module: `ConnectionState.parsers` (the gateway's
-event table, the same dict every shard's websocket reads), `InteractionResponse._response_type`
-(what `response.is_done()` reads) and, in `DiscordWebSocket.received_message`, the frame's
-decompressor, its number and the heartbeat's tick. `tests/discord_ui/test_fastgateway.py` fails
-when any of them changes.
+event table), `InteractionResponse._response_type` (what `response.is_done()` reads) and, in
+`DiscordWebSocket.received_message`, the frame's decompressor, its number and the heartbeat's
+tick. `tests/discord_ui/test_fastgateway.py` fails when any of them changes.
 """
 
 from __future__ import annotations

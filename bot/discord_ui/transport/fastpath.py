@@ -1,28 +1,9 @@
-"""The bot's most frequent calls, made without discord.py: answering a click on a panel, editing a
-panel, the table or the lobby through an interaction's webhook, posting the table there as a
-follow-up, and the hand's direct message.
-
-Why: at load most of the bot's CPU went to those edits (see bench/bench_load.py and the README's
-"What one process carries"). Through discord.py each one builds a view of dynamic items, serialises
-it, takes discord.py's rate-limit locks and parses the edited message it gets back into a
-`Message` the bot never reads. Here the JSON is written straight from the face and the answer is
-read only for its status. A click on a panel is answered the same way (`update`: the clicked panel
-shows the move), with no view to build and no response object to parse, and so are a move made by
-`/spades play` or `bid` (`say`: one private line) and My hand (`show`: a new private panel). The
-hand's direct message (one post per player per deal, and opening the DM channel once) goes the same
-way: through discord.py each new DM channel got a rate-limit bucket of its own, and every new bucket
-made discord.py scan all of them (thousands with a thousand tables) for stale ones, a tenth of the
-bot's CPU in a load run. Those two calls count against the token's limit: the caller takes a slot
-of the bot's budget first. Everything else (answers to other commands, channel posts, deletions)
-stays with discord.py. Webhook edits are paced by the buckets Discord announces (`WebhookPace`: an
-edit never waits, it is put off), and a 429 is handed back to the caller, which tries again once it
-has passed. The calls go through the bot's one transport (`bot.discord_ui.transport`): its kept
-connections, its rate-limit state, and its rule of sending a call twice only when that is harmless.
-
-`tests/discord_ui/test_fastpath.py` holds this module to discord.py: the JSON must equal what
-discord.py makes of the same face, and each request what discord.py sends for the same edit or
-answer; a discord.py release that changes either fails those tests; so does one that changes the
-direct message's post or the opening of its channel.
+"""The bot's most frequent calls as typed operations, written without discord.py: a click's answer
+(`update`, `say`, `show`), panel, table and lobby edits through an interaction's webhook, the
+table's follow-up post, and the hand's direct message. Through discord.py each built a view, took
+its locks and parsed back a message nobody reads: most of the bot's CPU at load (see
+docs/transport.md). `tests/discord_ui/test_fastpath.py` holds every request to what discord.py
+sends for the same answer, edit or post, so a discord.py release that changes one fails there.
 """
 
 from __future__ import annotations

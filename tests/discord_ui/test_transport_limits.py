@@ -286,3 +286,18 @@ async def test_a_table_post_whose_answer_was_lost_is_looked_for_before_it_is_sen
         await edits.close()
         await runner.cleanup()
     assert message_id == 77 and len(posted) == 1 and looked == ["Bot bot-token"]
+
+
+async def test_an_answer_that_cant_wait_out_a_ban_fails_at_once() -> None:
+    """An interaction's answer has Discord's 3 s; a ban holds calls for a minute: it fails now."""
+    limits = RateLimits()
+    limits.note(None, 429, {"content-type": "text/html", "retry-after": "60"}, b"<html>banned</html>")
+    transport = Transport(limits)
+    loop = asyncio.get_running_loop()
+    started = loop.time()
+    try:
+        with pytest.raises(Held):
+            await transport.call("POST", "http://127.0.0.1:1/api/v10/interactions/1/t/callback", b"{}", timeout=2.5)
+    finally:
+        await transport.close()
+    assert loop.time() - started < 0.5

@@ -92,7 +92,9 @@ class Transport:
         counted = token is not None
         key = route_key(method, url[url.find("/", url.find("//") + 2):])
         limits = self.limits
-        if limits.wait_for(counted):
+        if wait := limits.wait_for(counted):
+            if timeout is not None and wait >= timeout:  # an interaction's answer can't wait out a pause
+                raise Held(f"{method} {key}: held for {wait:.1f} s by a rate limit, past its deadline")
             await limits.clear(counted)
         if counted and limits.held_back(key):
             raise Held(f"{method} {key}: held back, too many invalid requests lately")

@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.discord_ui.safe_text import shown
 from devkit.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeMessage, FakeUser
 
 GENERIC_FAILURE = "Something went wrong"
@@ -369,7 +370,7 @@ class Table:
         return None
 
     def _joined_by_click(self, inter: FakeInteraction, answer: FakeMessage) -> None:
-        if f"{self.users[1].global_name}" not in answer.content:
+        if shown(self.users[1].global_name or "") not in answer.content:  # shown as the bot shows names (escaped)
             return self._wrong(inter, answer)
         self.seated = 2
         return None

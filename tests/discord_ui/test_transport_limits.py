@@ -5,6 +5,7 @@ stops the calls making invalid requests; and what the fast path makes of an answ
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -128,6 +129,13 @@ async def discord_api(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[dict[str
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", handle)
+    async with serving(app, monkeypatch):
+        yield state
+
+
+@contextlib.asynccontextmanager
+async def serving(app: web.Application, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[None]:
+    """`app` on 127.0.0.1 as Discord's API, for discord.py and the transport alike."""
     runner = web.AppRunner(app)
     await runner.setup()
     site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -135,7 +143,7 @@ async def discord_api(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[dict[str
     port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
     monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
     try:
-        yield state
+        yield
     finally:
         await runner.cleanup()
 
@@ -273,18 +281,12 @@ async def test_a_table_post_whose_answer_was_lost_is_looked_for_before_it_is_sen
     app = web.Application()
     app.router.add_post("/api/v10/webhooks/1/tok", follow_up)
     app.router.add_get("/api/v10/channels/2/messages", messages)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-    monkeypatch.setattr(discord.http.Route, "BASE", f"http://127.0.0.1:{port}/api/v10")
     edits = fastpath.FastEdits(Transport(RateLimits()), lambda: "bot-token")
-    try:
-        message_id = await edits.follow_up(_Interaction(), faces.closed_panel("The table"))  # type: ignore[arg-type]
-    finally:
-        await edits.close()
-        await runner.cleanup()
+    async with serving(app, monkeypatch):
+        try:
+            message_id = await edits.follow_up(_Interaction(), faces.closed_panel("The table"))  # type: ignore[arg-type]
+        finally:
+            await edits.close()
     assert message_id == 77 and len(posted) == 1 and looked == ["Bot bot-token"]
 
 

@@ -370,8 +370,8 @@ class Table:
         return None
 
     def _joined_by_click(self, inter: FakeInteraction, answer: FakeMessage) -> None:
-        name = self.users[1].global_name or ""
-        if name not in answer.content and shown(name) not in answer.content:  # as written by a baseline bot, escaped since 24dae38
+        name = self.users[1].global_name or ""  # as written by a baseline bot, escaped since 24dae38
+        if name not in answer.content and shown(name) not in answer.content:
             return self._wrong(inter, answer)
         self.seated = 2
         return None

@@ -143,7 +143,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     elif view.hand:
         legal = set(view.legal_cards) if my_turn else set()
         for _, cards in render.suit_groups(view.hand):
-            parts.append(Cards(game_id, tuple(cards), tuple(card in legal for card in cards)))
+            parts.append(Cards(game_id, cards, tuple(card in legal for card in cards)))
     if my_turn and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))
     parts.append(Text(render.panel_details(view)))

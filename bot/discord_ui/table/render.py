@@ -55,10 +55,11 @@ def seat_name(live: LiveGame, seat: int) -> str:
     return shown(live.seats[seat].name)
 
 
-def shown_names(names: Sequence[str]) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def shown_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """The seats' names as shown in a message (`safe_text.shown`): every renderer that names players
-    takes them from here."""
-    return [shown(name) for name in names]
+    takes them from here (a game's names rarely change: remembered by the tuple)."""
+    return tuple(shown(name) for name in names)
 
 
 def _value(value: object) -> str:
@@ -84,17 +85,19 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------- cards
-def suit_groups(cards: Sequence[Card]) -> list[tuple[int, list[Card]]]:
-    """Cards by suit in display order, high to low within a suit (jokers lead the spades)."""
+@functools.lru_cache(maxsize=4096)
+def suit_groups(cards: tuple[Card, ...]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """Cards by suit in display order, high to low within a suit (jokers lead the spades). A hand
+    is drawn again at every move of the others: remembered by its cards."""
     by_suit: dict[int, list[Card]] = {}
     for card in display_sorted(cards):
         by_suit.setdefault(SUIT_OF[card], []).append(card)
-    return [(suit, by_suit[suit]) for suit in SUIT_DISPLAY_ORDER if suit in by_suit]
+    return tuple((suit, tuple(by_suit[suit])) for suit in SUIT_DISPLAY_ORDER if suit in by_suit)
 
 
 def hand_text(cards: Sequence[Card], separator: str = " · ") -> str:
     """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``."""
-    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in cards_)}" for suit, cards_ in suit_groups(cards)]
+    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in group)}" for suit, group in suit_groups(tuple(cards))]
     return separator.join(groups) or "(no cards)"
 
 

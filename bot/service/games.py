@@ -17,7 +17,7 @@ changes it is told about.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.engine import Card, RecordView
@@ -114,6 +114,10 @@ class GameService:
         return await self._outbox.owes_nothing(game_id, limit)
 
     # ---------------------------------------------------------------------------- lookups
+    def running(self) -> Iterable[LiveGame]:
+        """The games this process runs, lobbies included (what the metrics count)."""
+        return self._context.games.values()
+
     def game_in_channel(self, channel_id: int) -> LiveGame | None:
         return self._context.game_in_channel(channel_id)
 

@@ -1,0 +1,115 @@
+"""`METRICS_PORT` as an operator uses it: `/healthz` says 503 until the bot is ready and 200 after,
+and `/metrics`, scraped around a real game, shows the figures moving: interactions answered,
+REST calls, saves, games per mode, the REST budget and the gateway. The log, as `LOG_FORMAT=json`
+writes it, is one JSON object a line, and says who the bot is once it is ready."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from pathlib import Path
+
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
+from devkit.fake_discord import BotProcess, FakeDiscord
+from devkit.fake_discord.pytest_plugin import BotRunner
+from tests.e2e.conftest import Spades, start_game
+
+Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def get(port: int, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as session, session.get(f"http://127.0.0.1:{port}{path}") as response:
+        return response.status, await response.text()
+
+
+async def first_answer(port: int, path: str) -> tuple[int, str]:
+    """The first answer once the port listens (the bot process is starting)."""
+    for _ in range(600):
+        try:
+            return await get(port, path)
+        except aiohttp.ClientConnectionError:
+            await asyncio.sleep(0.02)
+    raise AssertionError(f"nothing listened on port {port}")
+
+
+async def scrape(port: int) -> Samples:
+    status, text = await get(port, "/metrics")
+    assert status == 200
+    return {(s.name, frozenset(s.labels.items())): s.value
+            for family in text_string_to_metric_families(text) for s in family.samples}
+
+
+def total(samples: Samples, name: str, **labels: str) -> float:
+    """The sum of `name`'s samples whose labels include `labels`."""
+    wanted = set(labels.items())
+    return sum(value for (sample, have), value in samples.items() if sample == name and wanted <= have)
+
+
+async def test_healthz_is_503_until_ready_and_metrics_move_during_a_game(
+        fake_discord: FakeDiscord, bot_runner: BotRunner, tmp_path: Path) -> None:
+    port = free_port()
+
+    async def run(db_path: Path, extra_env: dict[str, str]) -> BotProcess:
+        return await bot_runner(db_path=db_path, extra_env=extra_env, wait_ready=False)
+
+    spades = Spades(fake_discord, run, tmp_path / "spades.sqlite3")
+    fake_discord.rest_latency = 2.0  # the token check takes 2 s: the bot listens, and isn't ready
+    bot = await spades.start_bot({"METRICS_PORT": str(port), "LOG_FORMAT": "json"})
+    status, text = await first_answer(port, "/healthz")
+    assert (status, text) == (503, "the store is not open\n")
+    fake_discord.rest_latency = 0.0
+    await bot.wait_ready()
+    for _ in range(500):  # ready: READY came, and the servers in it (discord.py waits a moment for them)
+        status, text = await get(port, "/healthz")
+        if status == 200:
+            break
+        await asyncio.sleep(0.02)
+    assert (status, text) == (200, "ok\n")
+    logged = [json.loads(line) for line in bot.log_text().splitlines()[2:]]  # after the harness's header
+    said = [entry["message"] for entry in logged if entry["logger"] == "bot"]
+    assert any(line.startswith("logged in as spades_bot in 1 server, serving shard 0 of 1, store sqlite:///")
+               for line in said), said
+
+    before = await scrape(port)
+    players = [spades.member(name) for name in ("Alice", "Bob", "Carol")]
+    channel = spades.channel("spades")
+    table = await start_game(spades, channel, players, target=50, mercy=50)
+    during = await scrape(port)
+    assert total(during, "spades_games", mode="cutthroat", status="playing") == 1
+    await table.play_moves()
+    await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("## 🏆"))
+    after = await scrape(port)
+
+    assert total(after, "spades_games", mode="cutthroat") == 0  # finished: no longer running
+    clicks = total(after, "spades_interactions_total", kind="button:card", outcome="ok")
+    assert clicks >= 10, "every card played by a click was answered and counted"
+    assert total(after, "spades_interactions_total", kind="/spades new", outcome="ok") == 1
+    assert total(after, "spades_interactions_total", outcome="failed") == 0
+    answered = total(after, "spades_interactions_total", outcome="ok") - total(before, "spades_interactions_total")
+    acks = total(after, "spades_interaction_ack_seconds_count") - total(before, "spades_interaction_ack_seconds_count")
+    assert answered >= 20 and acks >= answered
+    assert total(after, "spades_interaction_ack_seconds_bucket", le="1.0") == total(
+        after, "spades_interaction_ack_seconds_count"), "every answer within a second, as the fake measured"
+    callbacks = {status: total(after, "spades_rest_calls_total", kind="POST interactions/callback", status=status)
+                 for status in ("200", "204")}  # discord.py asks for the answer back (200), the fast path doesn't
+    assert callbacks["200"] > 0 and callbacks["204"] > 0 and sum(callbacks.values()) >= answered
+    assert total(after, "spades_rest_calls_total", kind="PATCH webhooks/messages", status="200") > total(
+        before, "spades_rest_calls_total", kind="PATCH webhooks/messages", status="200")
+    assert total(after, "spades_rest_calls_total", kind="POST channels/messages", status="200") > 0  # the DMs
+    saves = total(after, "spades_store_save_seconds_count") - total(before, "spades_store_save_seconds_count")
+    assert saves >= clicks, "each move saved once at least"
+    assert total(after, "spades_rest_budget_calls_total") > total(before, "spades_rest_budget_calls_total")
+    assert 0 < total(after, "spades_rest_budget_rate") < 50  # under the token's 50 a second
+    assert total(after, "spades_rest_429s_total") == 0
+    assert total(after, "spades_gateway_events_total", event="connect") == 1
+    assert total(after, "spades_gateway_latency_seconds", shard="0") >= 0
+    assert total(after, "spades_log_errors_total") == 0

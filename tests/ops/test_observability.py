@@ -10,6 +10,7 @@ import itertools
 import json
 import logging
 import os
+import re
 import socket
 import sys
 import time
@@ -201,3 +202,23 @@ def test_errors_in_the_log_are_counted_by_logger_and_lesser_records_are_not() ->
     logger.error("an error")
     logger.critical("worse")
     assert _value("spades_log_errors_total", logger="tests.ops.counted") == 2
+
+
+def test_every_setting_and_metric_is_documented_for_operators() -> None:
+    root = Path(__file__).resolve().parents[2]
+    operations = (root / "docs" / "operations.md").read_text(encoding="utf-8")
+    config = (root / "bot" / "config.py").read_text(encoding="utf-8")
+    settings = set(re.findall(r'env(?:\.get\(|, )"([A-Z_]+)"', config))
+    assert {"METRICS_PORT", "LOG_FORMAT", "DISCORD_TOKEN", "SHARD_IDS"} <= settings
+    assert [s for s in sorted(settings) if f"| `{s}`" not in operations and f"`, `{s}`" not in operations] == []
+    example = (root / ".env.example").read_text(encoding="utf-8")
+    assert "# METRICS_PORT=9100" in example and "# LOG_FORMAT=text" in example
+    source = (root / "bot" / "ops" / "metrics.py").read_text(encoding="utf-8")
+    names = set(re.findall(r'"(spades_\w+)"', source))
+    assert len(names) >= 13
+    kinds = {"Counter": "_total", "CounterMetricFamily": "_total"}  # exposed with the suffix
+    for name in names:
+        made_by = re.search(rf'(\w+)\("{name}"', source)
+        assert made_by is not None
+        shown = name + kinds.get(made_by[1], "")
+        assert f"| `{shown}` |" in operations, f"{shown} is not in docs/operations.md's table of metrics"

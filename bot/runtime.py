@@ -154,8 +154,10 @@ async def _run_bot(config: Config, health: serve.Health) -> None:
         gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 100)
         async with client:
             announced = asyncio.create_task(_announce(client, config))
-            await client.start(config.token)
-            announced.cancel()
+            try:
+                await client.start(config.token)
+            finally:
+                announced.cancel()
     finally:
         health.store_open = False
         runner.close()

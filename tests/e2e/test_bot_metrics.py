@@ -113,3 +113,20 @@ async def test_healthz_is_503_until_ready_and_metrics_move_during_a_game(
     assert total(after, "spades_gateway_events_total", event="connect") == 1
     assert total(after, "spades_gateway_latency_seconds", shard="0") >= 0
     assert total(after, "spades_log_errors_total") == 0
+
+
+async def test_a_process_serving_two_shards_is_healthy_once_both_are_ready(
+        fake_discord: FakeDiscord, bot_runner: BotRunner, tmp_path: Path) -> None:
+    port = free_port()
+    env = {"SHARD_COUNT": "2", "METRICS_PORT": str(port)}
+    bot = await bot_runner(db_path=tmp_path / "spades.sqlite3", extra_env=env, readies=2)
+    for _ in range(500):
+        status, text = await get(port, "/healthz")
+        if status == 200:
+            break
+        await asyncio.sleep(0.02)
+    assert (status, text) == (200, "ok\n")
+    samples = await scrape(port)
+    assert {dict(labels)["shard"] for name, labels in samples if name == "spades_gateway_latency_seconds"} == {"0", "1"}
+    assert total(samples, "spades_gateway_events_total", event="connect") == 2
+    assert "logged in as spades_bot in 0 servers, serving shards 0, 1 of 2, store sqlite:///" in bot.log_text()

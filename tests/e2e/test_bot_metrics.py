@@ -41,6 +41,17 @@ async def first_answer(port: int, path: str) -> tuple[int, str]:
     raise AssertionError(f"nothing listened on port {port}")
 
 
+async def healthy(port: int) -> str:
+    """/healthz's text once it answers 200: the bot is ready once READY came, and the servers in it
+    (discord.py waits a moment for them)."""
+    for _ in range(500):
+        status, text = await get(port, "/healthz")
+        if status == 200:
+            return text
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"/healthz still answers {status}: {text}")
+
+
 async def scrape(port: int) -> Samples:
     status, text = await get(port, "/metrics")
     assert status == 200
@@ -68,12 +79,7 @@ async def test_healthz_is_503_until_ready_and_metrics_move_during_a_game(
     assert (status, text) == (503, "the store is not open\n")
     fake_discord.rest_latency = 0.0
     await bot.wait_ready()
-    for _ in range(500):  # ready: READY came, and the servers in it (discord.py waits a moment for them)
-        status, text = await get(port, "/healthz")
-        if status == 200:
-            break
-        await asyncio.sleep(0.02)
-    assert (status, text) == (200, "ok\n")
+    assert await healthy(port) == "ok\n"
     logged = [json.loads(line) for line in bot.log_text().splitlines()[2:]]  # after the harness's header
     said = [entry["message"] for entry in logged if entry["logger"] == "bot"]
     assert any(line.startswith("logged in as spades_bot in 1 server, serving shard 0 of 1, store sqlite:///")
@@ -120,12 +126,7 @@ async def test_a_process_serving_two_shards_is_healthy_once_both_are_ready(
     port = free_port()
     env = {"SHARD_COUNT": "2", "METRICS_PORT": str(port)}
     bot = await bot_runner(db_path=tmp_path / "spades.sqlite3", extra_env=env, readies=2)
-    for _ in range(500):
-        status, text = await get(port, "/healthz")
-        if status == 200:
-            break
-        await asyncio.sleep(0.02)
-    assert (status, text) == (200, "ok\n")
+    assert await healthy(port) == "ok\n"
     samples = await scrape(port)
     assert {dict(labels)["shard"] for name, labels in samples if name == "spades_gateway_latency_seconds"} == {"0", "1"}
     assert total(samples, "spades_gateway_events_total", event="connect") == 2

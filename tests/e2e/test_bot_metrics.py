@@ -80,8 +80,9 @@ async def test_healthz_is_503_until_ready_and_metrics_move_during_a_game(
     fake_discord.rest_latency = 0.0
     await bot.wait_ready()
     assert await healthy(port) == "ok\n"
-    logged = [json.loads(line) for line in bot.log_text().splitlines()[2:]]  # after the harness's header
-    said = [entry["message"] for entry in logged if entry["logger"] == "bot"]
+    await fake_discord.wait_until(lambda: "logged in as" in bot.log_text(), 10, "the start-up line")
+    whole_lines = bot.log_text().rpartition("\n")[0].splitlines()[2:]  # after the harness's header
+    said = [entry["message"] for entry in map(json.loads, whole_lines) if entry["logger"] == "bot"]
     assert any(line.startswith("logged in as spades_bot in 1 server, serving shard 0 of 1, store sqlite:///")
                for line in said), said
 
@@ -103,8 +104,8 @@ async def test_healthz_is_503_until_ready_and_metrics_move_during_a_game(
     answered = total(after, "spades_interactions_total", outcome="ok") - total(before, "spades_interactions_total")
     acks = total(after, "spades_interaction_ack_seconds_count") - total(before, "spades_interaction_ack_seconds_count")
     assert answered >= 20 and acks >= answered
-    assert total(after, "spades_interaction_ack_seconds_bucket", le="1.0") == total(
-        after, "spades_interaction_ack_seconds_count"), "every answer within a second, as the fake measured"
+    assert total(after, "spades_interaction_ack_seconds_bucket", le="2.5") == total(
+        after, "spades_interaction_ack_seconds_count"), "every answer well within Discord's 3 seconds"
     callbacks = {status: total(after, "spades_rest_calls_total", kind="POST interactions/callback", status=status)
                  for status in ("200", "204")}  # discord.py asks for the answer back (200), the fast path doesn't
     assert callbacks["200"] > 0 and callbacks["204"] > 0 and sum(callbacks.values()) >= answered
@@ -130,4 +131,5 @@ async def test_a_process_serving_two_shards_is_healthy_once_both_are_ready(
     samples = await scrape(port)
     assert {dict(labels)["shard"] for name, labels in samples if name == "spades_gateway_latency_seconds"} == {"0", "1"}
     assert total(samples, "spades_gateway_events_total", event="connect") == 2
+    await fake_discord.wait_until(lambda: "logged in as" in bot.log_text(), 10, "the start-up line")
     assert "logged in as spades_bot in 0 servers, serving shards 0, 1 of 2, store sqlite:///" in bot.log_text()

@@ -28,7 +28,7 @@ INTERACTIONS = Counter("spades_interactions", "Interactions by kind (command, bu
                        ["kind", "outcome"])
 ACK_SECONDS = Histogram("spades_interaction_ack_seconds", "From an interaction's creation at Discord (its id) to "
                         "Discord accepting the bot's answer; Discord drops what is not answered within 3 s",
-                        buckets=(0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0))
+                        buckets=(0.01, 0.025, 0.05, 0.1, 0.2, 0.35, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 5.0))
 REST_CALLS = Counter("spades_rest_calls", "Discord REST answers by kind of call (method and route, ids left out) "
                      "and HTTP status", ["kind", "status"])
 RATE_LIMITED = Counter("spades_rest_429s", "429 answers by scope: user (a route's bucket), shared, global, or "

@@ -4,9 +4,10 @@ client.
 Everything is built here and handed down, so the Discord layer knows only the service. Start-up
 goes from what costs nothing to what leaves something behind: the settings and the database URL
 (no token, a path that can't be a database: one clear line and exit code 2, before any network),
-then Discord's answer to the token (one request, nothing posted: a wrong token leaves no database
-file behind), then the store, opened and created before the gateway is joined, so nothing reaches
-Discord's channels from a bot that couldn't keep its games.
+then `METRICS_PORT` if set (its `/healthz` says 503 from the first moment, so an orchestrator sees
+a bot starting rather than none), then Discord's answer to the token (one request, nothing posted:
+a wrong token leaves no database file behind), then the store, opened and created before the
+gateway is joined, so nothing reaches Discord's channels from a bot that couldn't keep its games.
 """
 
 from __future__ import annotations

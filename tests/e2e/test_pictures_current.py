@@ -16,5 +16,6 @@ async def test_the_committed_pictures_match_what_the_bot_draws_now(tmp_path: Pat
     stale = [name for name in PICTURES
              if (tmp_path / f"{name}.json").read_text(encoding="utf-8")
              != (IMAGES / f"{name}.json").read_text(encoding="utf-8")]
-    assert not stale, f"docs/images/{', '.join(stale)} no longer show what the bot draws: run `make pictures`"
+    assert not stale, f"pictures in docs/images that no longer show what the bot draws: {', '.join(stale)}; " \
+                      "run `make pictures` and commit them"
     assert all((IMAGES / f"{name}.png").is_file() for name in PICTURES)

@@ -29,11 +29,38 @@ def _strength(card: str) -> int:
     return RANKS.index(card[:-1])
 
 
-def _deck(rules: dict[str, Any]) -> set[str]:
+SEATS = {"cutthroat": 3, "solo": 4, "partners": 4, "duo": 2, "five": 5}
+
+
+def _deck(rules: dict[str, Any], mode: str) -> set[str]:
     deck = {r + s for r in RANKS for s in "SHDC"}
     if rules["jokers"]:
         deck |= {"BJ", "LJ"}
+    if mode == "five":
+        deck -= {"2D", "2H"}
     return deck
+
+
+def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: set[str], seats: int,
+                 shown: bool) -> None:
+    """Duo: turns alternate from the dealer's left, two cards a turn, one kept and one discarded;
+    ``deal`` is what was kept and ``set_aside`` what was discarded. A public record shows only the
+    viewer's own draws."""
+    draws = hand.get("draws", [])
+    cards = [d["card"] for d in draws]
+    assert len(cards) == len(set(cards)) and set(cards) <= deck, "each card is drawn once"
+    if shown:
+        assert len({d["seat"] for d in draws}) <= 1 and set(deal) >= {d["seat"] for d in draws}
+        return
+    assert set(cards) == deck, "the whole stock is drawn"
+    first = (hand["dealer"] + 1) % seats
+    for turn, (a, b) in enumerate(zip(draws[::2], draws[1::2], strict=True)):
+        assert a["seat"] == b["seat"] == (first + turn) % seats, "the draw alternates"
+        assert a["kept"] != b["kept"], "of two cards drawn one is kept"
+    for seat in range(seats):
+        kept = {d["card"] for d in draws if d["seat"] == seat and d["kept"]}
+        assert kept == set(deal[seat]), "a seat's hand is the cards it kept"
+    assert set(hand["set_aside"]) == {d["card"] for d in draws if not d["kept"]}
 
 
 def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None:
@@ -47,14 +74,15 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
     assert record is not None, "no record"
     assert record["format"] == "spades-record/1"
     mode = record["mode"]
-    assert mode in ("cutthroat", "solo", "partners")
+    assert mode in SEATS
     rules = record["rules"]
     assert set(DEFAULT_RULES) <= set(rules), "rules must list every option"
-    seats = 3 if mode == "cutthroat" else 4
+    seats = SEATS[mode]
+    deck = _deck(rules, mode)
     assert [p["seat"] for p in record["players"]] == list(range(seats))
     for p in record["players"]:
         assert p["kind"] in ("human", "bot") and isinstance(p["name"], str) and isinstance(p["id"], str)
-    tricks_per_hand = (18 if rules["jokers"] else 17) if mode == "cutthroat" else 13
+    tricks_per_hand = 13 if mode == "duo" else len(deck) // seats
     final = record["final"]
     running = final is None
     if public and running:
@@ -80,14 +108,23 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         if public and running and not complete:
             assert len(deal) <= 1 and set(deal) <= set(range(seats)), "only the viewer's own deal is public"
             assert hand["set_aside"] == [], "the set-aside cards are secret while the hand runs"
-            assert all(len(cards) == tricks_per_hand for cards in deal.values())
+            # In duo the viewer's hand is known once the draw is over.
+            assert all(len(cards) == tricks_per_hand or (mode == "duo" and not cards and not hand["bids"])
+                       for cards in deal.values())
             shown = [c for cards in deal.values() for c in cards]
-            assert len(shown) == len(set(shown)) and set(shown) <= _deck(rules)
+            assert len(shown) == len(set(shown)) and set(shown) <= deck
+            if mode == "duo":
+                _check_draws(hand, deal, deck, seats, shown=True)
         else:
             assert sorted(deal) == list(range(seats))
             all_cards = [c for cards in deal.values() for c in cards] + list(hand["set_aside"])
-            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules), "deal uses the deck"
+            if mode == "duo" and not hand["bids"] and not all(deal.values()):
+                assert not complete and not deal[0] and not hand["set_aside"], "a hand stopped in its draw"
+                continue
+            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == deck, "deal uses the deck"
             assert all(len(cards) == tricks_per_hand for cards in deal.values())
+            if mode == "duo":
+                _check_draws(hand, deal, deck, seats, shown=False)
             if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
                 assert hand["set_aside"] == ["2C"]
         # Bids: in order from the dealer's left, in range, total rule.
@@ -98,7 +135,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             low = 0 if rules["nil"] or b["blind"] else 1
             assert low <= b["bid"] <= tricks_per_hand
             if b["blind"]:
-                assert b["bid"] == 0 and rules["blind_nil"]
+                assert b["bid"] == 0 and rules["blind_nil"] and mode != "duo"
         if rules["no_exact_total"] and len(bids) == seats:
             assert sum(b["bid"] for b in bids) != tricks_per_hand
         # Tricks: legal plays, right winners. Only the unfinished hand's last trick may be incomplete.
@@ -119,7 +156,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
             led = _suit(plays[0][1])
             for position, (seat, card) in enumerate(plays):
-                assert card in _deck(rules) and card not in played, f"{card} played twice or not in the deck"
+                assert card in deck and card not in played, f"{card} played twice or not in the deck"
                 played.add(card)
                 cards = held[seat]
                 if cards is None:

@@ -13,7 +13,7 @@ import pytest
 
 from bot import selfplay
 from bot.__main__ import main
-from bot.engine import Game, Mode, Rules, parse_card
+from bot.engine import Game, Mode, Rules, parse_card, start_hand
 from tests.record_check import check_record
 
 
@@ -36,8 +36,7 @@ def replay(record: dict[str, Any]) -> Game:
     game = Game(record["game_id"], Mode.parse(record["mode"]), Rules.from_options(record["rules"]), 0,
                 record["hands"][0]["dealer"], names)
     for hand in record["hands"]:
-        deal = [[parse_card(c) for c in hand["deal"][str(s)]] for s in range(game.seats)]
-        game.deal(deal, [parse_card(c) for c in hand["set_aside"]])
+        start_hand(game, hand)
         for bid in hand["bids"]:
             if game.cards_hidden(bid["seat"]) and not bid["blind"]:
                 game.reveal(bid["seat"])

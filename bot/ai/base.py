@@ -6,12 +6,12 @@ from typing import Literal, NamedTuple, Protocol
 
 from bot.engine import Game, SeatView
 
-MoveKind = Literal["bid", "blind_nil", "reveal", "play"]
+MoveKind = Literal["bid", "blind_nil", "reveal", "play", "draw"]
 
 
 class Move(NamedTuple):
     kind: MoveKind
-    value: int = 0  # the bid, or the card
+    value: int = 0  # the bid, or the card, or for a draw 1 to keep the card drawn and 0 to discard it
 
     @classmethod
     def bid(cls, tricks: int) -> Move:
@@ -20,6 +20,10 @@ class Move(NamedTuple):
     @classmethod
     def play(cls, card: int) -> Move:
         return cls("play", card)
+
+    @classmethod
+    def draw(cls, keep: bool) -> Move:
+        return cls("draw", int(keep))
 
 
 BLIND_NIL = Move("blind_nil")
@@ -40,6 +44,8 @@ def apply_move(game: Game, seat: int, move: Move) -> None:
         game.play(seat, move.value)
     elif move.kind == "bid":
         game.bid(seat, move.value)
+    elif move.kind == "draw":
+        game.draw(seat, bool(move.value))
     elif move.kind == "blind_nil":
         game.bid(seat, 0, blind=True)
     else:

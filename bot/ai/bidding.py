@@ -12,6 +12,7 @@ from typing import NamedTuple
 from bot.ai.habits import CURRENT, Habits
 from bot.engine import Mode, Rules, SeatView
 from bot.engine.cards import FIRST_SPADE, SPADE_MASK, SUIT_MASKS
+from bot.engine.modes import tricks_for
 
 
 class Calibration(NamedTuple):
@@ -33,6 +34,10 @@ CALIBRATION = {
     "cutthroat_jokers": Calibration(0.9, 0.6, 0.2, 6, 5.0, 0.85, 0.5, 1.37, 1.86, 1.2, 53),
     "solo": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.98, 0.69, 0.6, 51),
     "partners": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.86, 1.0, 0.5, 51),
+    # Fitted on normal self-play like the others: five has 10 cards each and four opponents to ruff
+    # a side king; in duo both hands are chosen card by card and every trick is one of two players'.
+    "five": Calibration(1.0, 0.6, 0.2, 4, 2.6, 0.9, 0.6, 0.74, 0.47, 0.4, 51),
+    "duo": Calibration(1.0, 0.75, 0.3, 6, 4.0, 0.9, 0.6, 0.83, 2.8, 0.75, 51),
 }
 
 
@@ -144,11 +149,16 @@ def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...], ha
 
 # Nil only below this risk (``nil_risk``): about four nils in five are then made by rule-based play
 # against today's rule-based defenders (measured with bench/bench_ai.py --nil-chances).
-NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75}
+NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75, Mode.FIVE: 1.75, Mode.DUO: 1.0}
+
+
+def cards_per_hand(mode: Mode) -> int:
+    """The cards a hand holds without jokers: how crowded a nil is."""
+    return tricks_for(mode, Rules())
 
 
 def wants_nil(mode: Mode, hand: int, honours: float, habits: Habits = CURRENT, mate: int | None = None) -> bool:
-    cards = 13 if mode is not Mode.CUTTHROAT else 17
+    cards = cards_per_hand(mode)
     if not habits.careful_nil:
         return honours < 1.5 and nil_risk(hand, cards) < (1.5 if mode is Mode.PARTNERS else 0.3)
     if honours >= 1.5 or mate == 0:  # one nil a side: nobody would be left to cover it
@@ -160,12 +170,12 @@ def wants_nil(mode: Mode, hand: int, honours: float, habits: Habits = CURRENT, m
 def nil_worth_trying(mode: Mode, hand: int, mate: int | None) -> bool:
     """Whether the hard player should weigh nil at all: only hands the normal player's risk limit
     allows, so that a lucky run of sampled deals can't talk it into a nil that is set one time in three."""
-    return mate != 0 and nil_risk(hand, 13 if mode is not Mode.CUTTHROAT else 17) < NIL_RISK_LIMIT[mode]
+    return mate != 0 and nil_risk(hand, cards_per_hand(mode)) < NIL_RISK_LIMIT[mode]
 
 
 # The chance that a blind nil is made with rule-based play all round (bench/bench_ai.py
 # --nil-chances): in partners by the partner's bid when it is known (7 or more alike), else unknown.
-BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21}
+BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21, Mode.FIVE: 0.25, Mode.DUO: 0.0}
 BLIND_NIL_CHANCE_BY_MATE = (0.07, 0.13, 0.18, 0.23, 0.27, 0.30, 0.38, 0.50)
 BLIND_NIL_CHANCE_MATE_UNKNOWN = 0.20
 BLIND_NIL_FLOOR = 0.35  # below this a blind nil is a hopeless throw, however far behind

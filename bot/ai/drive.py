@@ -56,6 +56,8 @@ def random_moves(rng: random.Random, blind_nil: float = 0.0) -> Choose:
         if game.cards_hidden(seat):
             wants = blind_nil > 0 and rng.random() < blind_nil
             return BLIND_NIL if wants and game.can_bid(seat, 0, blind=True) else REVEAL
+        if game.phase is Phase.DRAWING:
+            return Move.draw(rng.random() < 0.5)
         if game.phase is Phase.BIDDING:
             return Move.bid(rng.choice(game.legal_bids(seat)))
         return Move.play(rng.choice(game.legal_cards(seat)))

@@ -17,9 +17,10 @@ from typing import NamedTuple
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
+from bot.ai.drawing import keeps_drawn
 from bot.ai.policy import normal_card
 from bot.ai.sampler import ALL_BIDS, Sampler
-from bot.ai.sim import PlayState
+from bot.ai.sim import PlayState, out_of_deck
 from bot.engine import Mode, SeatView
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
 
@@ -156,6 +157,8 @@ class HardPlayer:
     def choose(self, view: SeatView) -> Move:
         if view.legal_cards:
             return Move.play(self.play(view))
+        if view.drawn is not None:
+            return Move.draw(keeps_drawn(view))
         if view.cards_hidden:
             return BLIND_NIL if wants_blind_nil(view) else REVEAL
         return Move.bid(self.bid(view))
@@ -228,6 +231,7 @@ class HardPlayer:
         seat = view.seat
         leader = (view.dealer + 1) % view.seats
         others_legal = ALL_BIDS[1 if not view.rules.nil else 0:view.tricks_per_hand + 1]
+        absent = out_of_deck(view)
         totals = [0.0] * len(candidates)
         tricks = [0] * len(candidates)
         iteration = 0
@@ -239,7 +243,7 @@ class HardPlayer:
             for index, candidate in enumerate(candidates):
                 bids[seat] = candidate
                 state = PlayState(view.rules, view.mode is Mode.PARTNERS, hands[:], bids, view.blind,
-                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False)
+                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, absent, False)
                 rollout(state)
                 totals[index] += scorer.rewards(state)[seat]
                 tricks[index] += state.won[seat]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import calibration, honour_count, nearest_legal, normal_bid, wants_blind_nil
+from bot.ai.drawing import keeps_drawn
 from bot.ai.habits import VERSIONS
 from bot.ai.policy import easy_card, normal_card
 from bot.ai.sim import PlayState
@@ -24,6 +25,8 @@ class NormalPlayer:
     def choose(self, view: SeatView) -> Move:
         if view.legal_cards:
             return Move.play(self.card(PlayState.from_view(view), view.seat))
+        if view.drawn is not None:
+            return Move.draw(keeps_drawn(view))
         if view.cards_hidden:
             return BLIND_NIL if wants_blind_nil(view, self.habits) else REVEAL
         return Move.bid(self.bid(view))

@@ -17,6 +17,8 @@ class RandomPlayer:
     def choose(self, view: SeatView) -> Move:
         if view.legal_cards:
             return Move.play(self._rng.choice(view.legal_cards))
+        if view.drawn is not None:
+            return Move.draw(self._rng.random() < 0.5)
         if view.cards_hidden:
             return BLIND_NIL if view.can_blind_nil and self._rng.random() < 0.5 else REVEAL
         return Move.bid(self._rng.choice(view.legal_bids))

@@ -28,6 +28,7 @@ from bot.engine import (
     mask_of,
     parse_card,
     seat_view,
+    start_hand,
 )
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, Card
 from bot.engine.names import NAME_END, NAME_START, named
@@ -96,8 +97,7 @@ def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
         game, hands = _read(record)
         for hand in hands:
             number = int(hand["number"])
-            deal = [[parse_card(c) for c in hand["deal"][str(s)]] for s in range(game.seats)]
-            game.deal(deal, [parse_card(c) for c in hand["set_aside"]])
+            start_hand(game, hand)
             for bid in hand["bids"]:
                 seat, tricks, blind = int(bid["seat"]), int(bid["bid"]), bool(bid["blind"])
                 if game.cards_hidden(seat):

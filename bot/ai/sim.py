@@ -16,6 +16,11 @@ JOKER_FULL_DECK = (1 << 54) - 1
 JOKERS = JOKER_FULL_DECK ^ ((1 << 52) - 1)
 
 
+def out_of_deck(view: SeatView) -> int:
+    """Cards the mode's deck doesn't hold (jokers, five's 2♦ and 2♥): the policies count them as gone."""
+    return JOKER_FULL_DECK & ~view.deck_mask
+
+
 def legal_mask(hand: int, led: int, broken: bool, must_break: bool) -> int:
     """The cards a seat may play; ``led`` is the suit led, or -1 when the seat leads."""
     if led >= 0:
@@ -80,7 +85,8 @@ class PlayState:
         state = cls(view.rules, view.mode is Mode.PARTNERS, hands,
                     bids if bids is not None else [b or 0 for b in view.bids], view.blind,
                     list(view.tricks_won), view.bags, view.seat if view.turn is None else view.turn,
-                    view.tricks_per_hand - len(view.tricks), view.played_mask, view.spades_broken)
+                    view.tricks_per_hand - len(view.tricks), view.played_mask | out_of_deck(view),
+                    view.spades_broken)
         for seat, card in view.trick:
             state.add_to_trick(seat, card)
         return state

@@ -15,6 +15,15 @@ from bot.engine.errors import BadRecord
 class Dealt(NamedTuple):
     hands: tuple[tuple[Card, ...], ...]
     set_aside: tuple[Card, ...]
+    stock: tuple[Card, ...] = ()  # duo: no hands dealt, the face-down stock in drawing order
+
+
+class Drew(NamedTuple):
+    """Duo: the seat looked at the top card of the stock and kept it (the next one is discarded)
+    or discarded it (the next one is kept)."""
+
+    seat: int
+    keep: bool
 
 
 class Revealed(NamedTuple):
@@ -42,7 +51,7 @@ class Forfeited(NamedTuple):
     seat: int
 
 
-Event = Dealt | Revealed | BidMade | CardPlayed | Cancelled | Forfeited
+Event = Dealt | Revealed | BidMade | CardPlayed | Cancelled | Forfeited | Drew
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -51,11 +60,16 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, BidMade):
         return {"type": "bid", "seat": event.seat, "bid": event.bid, "blind": event.blind}
     if isinstance(event, Dealt):
-        return {
+        dealt: dict[str, Any] = {
             "type": "deal",
             "hands": [[card_code(c) for c in hand] for hand in event.hands],
             "set_aside": [card_code(c) for c in event.set_aside],
         }
+        if event.stock:
+            dealt["stock"] = [card_code(c) for c in event.stock]
+        return dealt
+    if isinstance(event, Drew):
+        return {"type": "draw", "seat": event.seat, "keep": event.keep}
     if isinstance(event, Revealed):
         return {"type": "reveal", "seat": event.seat}
     if isinstance(event, Forfeited):
@@ -72,7 +86,10 @@ def event_from_json(data: dict[str, Any]) -> Event:
             return BidMade(_int(data["seat"]), _int(data["bid"]), bool(data["blind"]))
         if kind == "deal":
             hands = tuple(tuple(parse_card(c) for c in hand) for hand in data["hands"])
-            return Dealt(hands, tuple(parse_card(c) for c in data["set_aside"]))
+            stock = tuple(parse_card(c) for c in data.get("stock", ()))
+            return Dealt(hands, tuple(parse_card(c) for c in data["set_aside"]), stock)
+        if kind == "draw":
+            return Drew(_int(data["seat"]), _bool(data["keep"]))
         if kind == "reveal":
             return Revealed(_int(data["seat"]))
         if kind == "forfeit":
@@ -82,6 +99,12 @@ def event_from_json(data: dict[str, Any]) -> Event:
     except (KeyError, TypeError, ValueError) as error:
         raise BadRecord(f"Unreadable event {data!r}: {error}") from error
     raise BadRecord(f"Unknown event type in {data!r}")
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(f"expected true or false, got {value!r}")
+    return value
 
 
 def _int(value: object) -> int:

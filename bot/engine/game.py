@@ -16,9 +16,7 @@ from typing import Any, NamedTuple
 
 from bot.engine.cards import (
     FIRST_SPADE,
-    JOKER_DECK,
     NON_SPADE_MASK,
-    STANDARD_DECK,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
@@ -28,6 +26,7 @@ from bot.engine.cards import (
     cards_of,
     mask_of,
 )
+from bot.engine.draw import Draw, DrawLog, check_stock, seeded_stock
 from bot.engine.errors import (
     BadRecord,
     EngineError,
@@ -42,12 +41,14 @@ from bot.engine.events import (
     Cancelled,
     CardPlayed,
     Dealt,
+    Drew,
     Event,
     Forfeited,
     Revealed,
     event_from_json,
     event_to_json,
 )
+from bot.engine.modes import deck_for, tricks_for
 from bot.engine.rules import Mode, Rules
 from bot.engine.scoring import game_end, score_side
 
@@ -56,6 +57,7 @@ GAME_FORMAT = "spades-game/1"
 
 class Phase(StrEnum):
     DEALING = "dealing"  # between hands: the next action is a deal
+    DRAWING = "drawing"  # duo: the hands are drawn from the stock before the bidding
     BIDDING = "bidding"
     PLAYING = "playing"
     OVER = "over"
@@ -93,6 +95,7 @@ class HandLog:
     deal: tuple[tuple[Card, ...], ...]
     set_aside: tuple[Card, ...]
     bids: list[BidMade] = field(default_factory=list)
+    draws: list[DrawLog] = field(default_factory=list)  # duo: every card drawn, in order
     tricks: list[TrickLog] = field(default_factory=list)
     result: HandResult | None = None
 
@@ -115,6 +118,7 @@ class Game:
 
     __slots__ = (
         "_broken",
+        "_draw",
         "_eligible",
         "_ended",
         "_events",
@@ -167,7 +171,7 @@ class Game:
         self.first_dealer = first_dealer
         self.sides = 2 if mode is Mode.PARTNERS else self.seats
         self._seat_side = tuple(s % self.sides for s in range(self.seats))
-        self.tricks_per_hand = (18 if rules.jokers else 17) if mode is Mode.CUTTHROAT else 13
+        self.tricks_per_hand = tricks_for(mode, rules)
         self._names = list(names)
         self._events: list[Event] = []
         self._log: list[HandLog] = []
@@ -184,6 +188,7 @@ class Game:
         self._led_suit = 0
         self._tricks_left = 0
         self._broken = False
+        self._draw: Draw | None = None
         self._side_scores = [0] * self.sides
         self._side_bags = [0] * self.sides
         self._ended: Ending | None = None
@@ -261,7 +266,9 @@ class Game:
         elif isinstance(event, BidMade):
             self.bid(event.seat, event.bid, blind=event.blind)
         elif isinstance(event, Dealt):
-            self.deal(event.hands, event.set_aside)
+            self.deal(event.hands, event.set_aside, event.stock)
+        elif isinstance(event, Drew):
+            self.draw(event.seat, event.keep)
         elif isinstance(event, Revealed):
             self.reveal(event.seat)
         elif isinstance(event, Forfeited):
@@ -408,10 +415,11 @@ class Game:
 
     # ------------------------------------------------------------------------------ deal
     def deck(self) -> tuple[Card, ...]:
-        return JOKER_DECK if self.rules.jokers else STANDARD_DECK
+        return deck_for(self.mode, self.rules)
 
     def verify_deal(
-        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None
+        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None,
+        stock: Sequence[Card] = (),
     ) -> Dealt:
         """Check a deal (or draw the seeded one) and return the event it would log."""
         if self._phase is not Phase.DEALING:
@@ -419,6 +427,8 @@ class Game:
                              else "The game is over.")
         if hands is None:
             return self._seeded_deal(self.hand_number + 1)
+        if self.mode.draws or stock:
+            return self._verify_stock(hands, set_aside, stock)
         dealt = Dealt(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(set_aside or ())))
         if len(dealt.hands) != self.seats:
             raise IllegalAction(f"A deal needs {self.seats} hands, got {len(dealt.hands)}.")
@@ -443,11 +453,22 @@ class Game:
     def can_deal(self) -> bool:
         return self._phase is Phase.DEALING
 
+    def _verify_stock(self, hands: Sequence[Sequence[Card]], set_aside: Sequence[Card] | None,
+                      stock: Sequence[Card]) -> Dealt:
+        if not self.mode.draws:
+            raise IllegalAction(f"{self.mode} deals the cards: only duo draws them from a stock.")
+        if len(hands) != self.seats or any(hands) or set_aside:
+            raise IllegalAction("In duo nothing is dealt: the hands come from the draw.")
+        check_stock(stock, self.deck())
+        return Dealt(((),) * self.seats, (), tuple(stock))
+
     def deal(
-        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None
+        self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None,
+        stock: Sequence[Card] = (),
     ) -> Dealt:
-        """Deal the next hand: the seeded shuffle, or the hands given (tests, replays)."""
-        event = self.verify_deal(hands, set_aside)
+        """Deal the next hand: the seeded shuffle, or the hands given (tests, replays); in duo, lay
+        the stock for the draw."""
+        event = self.verify_deal(hands, set_aside, stock)
         number = self.hand_number + 1
         dealer = (self.first_dealer + number - 1) % self.seats
         self._log.append(HandLog(number, dealer, event.hands, event.set_aside))
@@ -459,9 +480,15 @@ class Game:
         self._broken = False
         self._tricks_left = self.tricks_per_hand
         needed = self.rules.blind_nil_deficit
-        self._eligible = [self.rules.blind_nil and self.deficit(s) >= needed for s in range(self.seats)]
+        # Blind nil is not offered in duo: a player sees every card they draw.
+        blind_nil = self.rules.blind_nil and not self.mode.draws
+        self._eligible = [blind_nil and self.deficit(s) >= needed for s in range(self.seats)]
         self._hidden = list(self._eligible)
         self._phase = Phase.BIDDING
+        self._draw = None
+        if event.stock:
+            self._draw = Draw(event.stock, self.seats, self._log[-1].draws)
+            self._phase = Phase.DRAWING
         self._turn = (dealer + 1) % self.seats
         self._trick_leader = self._turn
         self._events.append(event)
@@ -469,6 +496,8 @@ class Game:
 
     def _seeded_deal(self, number: int) -> Dealt:
         rng = random.Random(f"{self.seed}/{number}")
+        if self.mode.draws:
+            return Dealt(((),) * self.seats, (), seeded_stock(self.deck(), rng))
         deck = list(self.deck())
         set_aside: tuple[Card, ...] = ()
         if self.mode is Mode.CUTTHROAT and not self.rules.jokers:
@@ -483,6 +512,52 @@ class Game:
         size = self.tricks_per_hand
         hands = tuple(tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(self.seats))
         return Dealt(hands, set_aside)
+
+    # -------------------------------------------------------------------------- draw
+    def drawn_card(self, seat: int) -> Card | None:
+        """The card the seat is looking at in the draw (its turn to keep or discard it), else None."""
+        if self._draw is None or self._phase is not Phase.DRAWING or seat != self._turn:
+            return None
+        return self._draw.offered
+
+    def discards_of(self, seat: int) -> tuple[Card, ...]:
+        """The cards the seat discarded in this hand's draw (duo); only that seat may see them."""
+        return cards_of(self._draw.discards[seat]) if self._draw is not None else ()
+
+    @property
+    def stock_left(self) -> int:
+        """Cards still in the duo stock (0 once the draw is over, or in other modes)."""
+        return self._draw.left if self._draw is not None else 0
+
+    def verify_draw(self, seat: int, keep: bool) -> None:
+        self._check_turn(seat, Phase.DRAWING)
+        if not isinstance(keep, bool):
+            raise IllegalAction("Keep the card or discard it: answer yes or no.")
+
+    def can_draw(self, seat: int, keep: bool) -> bool:
+        try:
+            self.verify_draw(seat, keep)
+        except EngineError:
+            return False
+        return True
+
+    def draw(self, seat: int, keep: bool) -> Drew:
+        """The seat keeps the card it drew (and discards the next) or discards it (and keeps the next)."""
+        self.verify_draw(seat, keep)
+        draw = self._draw
+        assert draw is not None
+        self._hands[seat] |= 1 << draw.take(seat, keep)
+        event = Drew(seat, keep)
+        self._events.append(event)
+        if not draw.done:
+            self._turn = (seat + 1) % self.seats
+            return event
+        log = self._log[-1]
+        log.deal = tuple(cards_of(hand) for hand in self._hands)
+        log.set_aside = cards_of(draw.discarded)
+        self._phase = Phase.BIDDING
+        self._turn = self._trick_leader
+        return event
 
     # ----------------------------------------------------------------------- bidding
     def _check_turn(self, seat: int, phase: Phase) -> None:
@@ -499,6 +574,10 @@ class Game:
             return "The game is over."
         if self._phase is Phase.DEALING:
             return "The next hand hasn't been dealt yet."
+        if self._phase is Phase.DRAWING:
+            return "The draw isn't finished yet."
+        if wanted is Phase.DRAWING:
+            return "The draw is over."
         if wanted is Phase.PLAYING:
             return "Bidding isn't finished yet."
         return "Bidding is over: play a card."

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from bot.engine.cards import Card, card_code
+from bot.engine.cards import Card, card_code, parse_card
 from bot.engine.game import Game, HandLog
 
 RECORD_FORMAT = "spades-record/1"
@@ -47,6 +47,8 @@ def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> d
         "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind} for b in hand.bids],
         "tricks": [_trick_json(t.leader, t.plays, t.winner) for t in hand.tricks],
     }
+    if hand.draws:
+        data["draws"] = [{"seat": d.seat, "card": card_code(d.card), "kept": d.kept} for d in hand.draws]
     if unfinished_trick:
         data["tricks"].append(_trick_json(unfinished_trick[0][0], unfinished_trick, None))
     if hand.result is not None:
@@ -58,6 +60,19 @@ def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> d
             "scores": list(r.scores),
         }
     return data
+
+
+def start_hand(game: Game, hand: Mapping[str, Any]) -> None:
+    """Begin a record's hand in ``game``: deal its ``deal``, or, in duo, lay the stock its ``draws``
+    went through and make each draw again."""
+    draws = hand.get("draws")
+    if not draws:
+        game.deal([[parse_card(c) for c in hand["deal"][str(s)]] for s in range(game.seats)],
+                  [parse_card(c) for c in hand["set_aside"]])
+        return
+    game.deal([()] * game.seats, (), [parse_card(d["card"]) for d in draws])
+    for first in draws[::2]:
+        game.draw(int(first["seat"]), bool(first["kept"]))
 
 
 def _trick_json(leader: int, plays: Sequence[tuple[int, Card]], winner: int | None) -> dict[str, Any]:

@@ -15,10 +15,18 @@ class Mode(StrEnum):
     CUTTHROAT = "cutthroat"
     SOLO = "solo"
     PARTNERS = "partners"
+    # House rules, more modes (RULES.md): two players who draw their hands, and five players.
+    DUO = "duo"
+    FIVE = "five"
 
     @property
     def seats(self) -> int:
-        return 3 if self is Mode.CUTTHROAT else 4
+        return _SEATS[self]
+
+    @property
+    def draws(self) -> bool:
+        """Hands are drawn from a stock, card by card, instead of dealt (``duo``)."""
+        return self is Mode.DUO
 
     @classmethod
     def parse(cls, value: str | Mode) -> Mode:
@@ -28,6 +36,8 @@ class Mode(StrEnum):
             allowed = ", ".join(m.value for m in cls)
             raise RuleError(f"Unknown mode “{value}”: use one of {allowed}.") from None
 
+
+_SEATS = {Mode.CUTTHROAT: 3, Mode.SOLO: 4, Mode.PARTNERS: 4, Mode.DUO: 2, Mode.FIVE: 5}
 
 _TRUE = {"true", "on", "yes", "1", "y"}
 _FALSE = {"false", "off", "no", "0", "n"}

@@ -1,6 +1,6 @@
 """Swiss tournaments, the pure part: points by place, standings and the seating of a round.
 
-An *entrant* is one player (cutthroat, solo) or one registered pair (partners). A table seats
+An *entrant* is one player (cutthroat, solo, duo, five) or one registered pair (partners). A table seats
 :func:`units_per_table` entrants; a seat nobody fills is a computer player, written ``None``.
 Everything here is a function of the entrants and the rounds so far, so a tournament replayed
 from its events always seats and ranks the same way. docs/tournaments.md explains the choices.
@@ -22,9 +22,11 @@ POINTS_BY_PLACE: dict[Mode, tuple[int, ...]] = {
     Mode.CUTTHROAT: (3, 1, 0),
     Mode.SOLO: (3, 2, 1, 0),
     Mode.PARTNERS: (2, 0),  # per team
+    Mode.DUO: (2, 0),  # a head-to-head game, as partners' two teams
+    Mode.FIVE: (4, 3, 2, 1, 0),
 }
-# Shared places average their points; with at most 4 at a table, 12ths are always whole.
-_POINT_SCALE = 12
+# Shared places average their points; with at most 5 at a table, 60ths are always whole.
+_POINT_SCALE = 60
 # Iterated local search: random kicks tried from the best seating found (fixed: seeded, replayable).
 _KICKS = 40
 # Then, if someone still meets someone again, an exhaustive search for fewer repeats, up to this many steps.
@@ -32,7 +34,7 @@ _STEPS = 20_000
 
 
 def units_per_table(mode: Mode) -> int:
-    """Entrants per table: players in cutthroat and solo, teams of two in partners."""
+    """Entrants per table: players in the modes without teams, teams of two in partners."""
     return 2 if mode is Mode.PARTNERS else mode.seats
 
 

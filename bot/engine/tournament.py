@@ -44,8 +44,8 @@ from bot.engine.tournament_events import (
 
 TOURNAMENT_FORMAT = "spades-tournament/1"
 MAX_ROUNDS = 20
-# Entrants needed to start: enough for one real game (a computer may fill the last solo seat).
-MIN_TO_START = {Mode.CUTTHROAT: 3, Mode.SOLO: 3, Mode.PARTNERS: 2}
+# Entrants needed to start: enough for one real game (computers may fill solo's last seat, five's last two).
+MIN_TO_START = {Mode.CUTTHROAT: 3, Mode.SOLO: 3, Mode.PARTNERS: 2, Mode.DUO: 2, Mode.FIVE: 3}
 
 
 class Stage(StrEnum):

@@ -46,7 +46,9 @@ class SeatView(NamedTuple):
     scores: tuple[int, ...]
     bags: tuple[int, ...]
     tricks_per_hand: int
-    deck_size: int
+    deck_mask: int  # the cards of the mode's deck (five has no 2♦ nor 2♥)
+    drawn: Card | None  # duo: the card this seat is looking at in the draw, on its turn
+    discards: tuple[Card, ...]  # duo: what this seat discarded in the draw
 
     @property
     def my_turn(self) -> bool:
@@ -59,8 +61,7 @@ class SeatView(NamedTuple):
 
     def unseen_cards(self) -> tuple[Card, ...]:
         """Cards this seat can't see: in other hands, or set aside."""
-        deck = (1 << self.deck_size) - 1
-        return cards_of(deck & ~self.played_mask & ~mask_of(self.hand))
+        return cards_of(self.deck_mask & ~self.played_mask & ~mask_of(self.hand) & ~mask_of(self.discards))
 
 
 def seat_view(game: Game, seat: int) -> SeatView:
@@ -94,7 +95,9 @@ def seat_view(game: Game, seat: int) -> SeatView:
         scores=game.scores,
         bags=game.bags,
         tricks_per_hand=game.tricks_per_hand,
-        deck_size=len(game.deck()),
+        deck_mask=mask_of(game.deck()),
+        drawn=game.drawn_card(seat),
+        discards=game.discards_of(seat),
     )
 
 
@@ -139,6 +142,7 @@ class TableView(NamedTuple):
     winners: tuple[int, ...]
     places: tuple[int, ...]
     hands: tuple[PublicHand, ...]  # every hand dealt so far, the one in play (if any) last
+    stock_left: int  # duo: cards still to draw
 
     @property
     def is_over(self) -> bool:
@@ -198,12 +202,13 @@ def table_view(game: Game, earlier: TableView | None = None) -> TableView:
         places=game.places(),
         hands=scored + tuple(PublicHand(log.number, log.dealer, tuple(log.bids), tuple(log.tricks), log.result)
                              for log in game.hand_logs[len(scored):]),
+        stock_left=game.stock_left,
     )
 
 
 # Keys of a record that are public while the game runs (not the seed: every deal follows from it).
 _PUBLIC_KEYS = ("format", "game_id", "mode", "rules", "players", "hands", "final")
-_PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "bids", "tricks")
+_PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "draws", "bids", "tricks")
 
 
 class RecordView(NamedTuple):
@@ -243,6 +248,8 @@ def record_for(
     if hands and "result" not in hands[-1]:
         current = hands[-1]
         shown = () if viewer is None or game.cards_hidden(viewer) else (str(viewer),)
-        secret = {"deal": {seat: current["deal"][seat] for seat in shown}, "set_aside": []}
-        hands[-1] = {key: secret[key] if key in secret else current[key] for key in _PUBLIC_HAND_KEYS}
+        secret = {"deal": {seat: current["deal"][seat] for seat in shown}, "set_aside": [],
+                  "draws": [d for d in current.get("draws", ()) if str(d["seat"]) in shown]}
+        hands[-1] = {key: secret[key] if key in secret else current[key] for key in _PUBLIC_HAND_KEYS
+                     if key in current}
     return RecordView(public, private=bool(shown))

@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from bot.ai.drive import turns
 from bot.engine import EngineError, Game, Mode, Phase, Rules, parse_card
 
-NAMES = {3: ["alice", "bob", "carol"], 4: ["alice", "bob", "carol", "dave"]}
+NAMES = {2: ["alice", "bob"], 3: ["alice", "bob", "carol"], 4: ["alice", "bob", "carol", "dave"],
+         5: ["alice", "bob", "carol", "dave", "erin"]}
 
 
 def cards(text: str) -> list[int]:
@@ -118,7 +119,11 @@ def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], N
         if chance < 0.003:
             game.forfeit(rng.randrange(game.seats))
             break
-        if game.phase is Phase.BIDDING:
+        if game.phase is Phase.DRAWING:
+            assert game.can_draw(seat, True) and game.can_draw(seat, False)
+            assert not game.can_draw((seat + 1) % game.seats, True)
+            game.draw(seat, rng.random() < 0.5)
+        elif game.phase is Phase.BIDDING:
             if game.cards_hidden(seat):
                 if game.can_bid(seat, 0, blind=True) and rng.random() < 0.5:
                     game.bid(seat, 0, blind=True)

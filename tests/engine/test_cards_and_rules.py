@@ -102,5 +102,5 @@ def test_jokers_only_in_cutthroat():
 
 
 def test_unknown_mode_lists_the_modes():
-    with refused(RuleError, "Unknown mode “duo”: use one of cutthroat, solo, partners."):
-        Mode.parse("duo")
+    with refused(RuleError, "Unknown mode “trio”: use one of cutthroat, solo, partners, duo, five."):
+        Mode.parse("trio")

@@ -27,6 +27,10 @@ def _check_views(game: Game) -> None:
                 others |= game.hand_mask(other)
         assert own & others == 0
         assert set(view.legal_cards) <= set(view.hand)
+        # Duo: a seat sees its own discards and the card it drew, nobody else's.
+        other_discards = mask_of(c for other in range(game.seats) if other != seat for c in game.discards_of(other))
+        assert mask_of(view.discards) & (others | other_discards) == 0
+        assert view.drawn is None or (game.turn == seat and view.drawn not in game.hand_of(seat))
 
 
 def _check_invariants(game: Game) -> None:

@@ -68,6 +68,10 @@ def played_this_hand(game: Game) -> set[str]:
     return {card_code(c) for t in tricks for _, c in t.plays} | {card_code(c) for _, c in game.trick}
 
 
+def current_draws(document: dict[str, Any]) -> list[Any]:
+    return list(document["hands"][-1].get("draws", []))
+
+
 def check_public_records(game: Game) -> None:
     """Every viewer's public record at this point of the game, against what the engine knows."""
     full = export_record(game)
@@ -89,7 +93,15 @@ def check_public_records(game: Game) -> None:
             if seat != viewer or game.cards_hidden(seat):
                 secret |= {card_code(c) for c in cards_of(game.hand_mask(seat))}
         if in_play:
-            secret |= {card_code(c) for c in logs[-1].set_aside}
+            # Duo: the viewer's own discards are theirs to see, in their own draws.
+            own_discards = game.discards_of(viewer) if viewer is not None else ()
+            secret |= {card_code(c) for c in logs[-1].set_aside if c not in own_discards}
+            for seat in range(game.seats):
+                if seat != viewer:
+                    secret |= {card_code(c) for c in game.discards_of(seat)}
+            own_draws = [{"seat": d.seat, "card": card_code(d.card), "kept": d.kept}
+                         for d in logs[-1].draws if d.seat == viewer]
+            assert current_draws(document) == own_draws, "a viewer sees only their own draws"
             assert played_this_hand(game) <= seen, "every card played so far is in the record"
             current = document["hands"][-1]
             assert current["set_aside"] == []

@@ -1,0 +1,29 @@
+"""What each mode plays with: its deck and the cards each seat holds (RULES.md, "Modes" and "More
+modes"). One place, so that the engine, the seats' views and the computer players' simulator agree."""
+
+from __future__ import annotations
+
+from bot.engine.cards import DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, mask_of
+from bot.engine.rules import Mode, Rules
+
+# Five players: the 2♦ and the 2♥ come out so that 50 cards deal 10 each (file 003).
+FIVE_DECK: tuple[Card, ...] = tuple(c for c in STANDARD_DECK if c not in (DIAMONDS * 13, HEARTS * 13))
+DUO_HAND = 13  # the draw leaves each of the two players 13 cards and 26 discarded
+
+
+def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
+    if mode is Mode.FIVE:
+        return FIVE_DECK
+    return JOKER_DECK if rules.jokers else STANDARD_DECK
+
+
+def deck_mask_for(mode: Mode, rules: Rules) -> int:
+    return mask_of(deck_for(mode, rules))
+
+
+def tricks_for(mode: Mode, rules: Rules) -> int:
+    """Cards each seat holds, hence tricks a hand: the deck shared out evenly (cutthroat's 52nd card
+    is set aside), except in duo where half the stock is discarded in the draw."""
+    if mode.draws:
+        return DUO_HAND
+    return len(deck_for(mode, rules)) // mode.seats

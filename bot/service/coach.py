@@ -110,6 +110,8 @@ class CoachService:
         game = live.game
         if game.turn != seat:
             raise Refusal("A hint is for your turn, and it isn't your turn yet.")
+        if game.phase is Phase.DRAWING:
+            raise Refusal("Hints are for bidding and play. In the draw, high spades and aces are worth keeping.")
         view, token = seat_view(game, seat), live.token
         hint = await self.coach.hint(view, zlib.crc32(f"{live.game_id}/hint/{token}".encode()))
         if live.token != token or live.game is not game:

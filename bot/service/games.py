@@ -195,6 +195,9 @@ class GameService:
     async def reveal(self, live: LiveGame, user_id: int) -> None:
         await self._play.reveal(live, user_id)
 
+    async def draw(self, live: LiveGame, user_id: int, keep: bool) -> tuple[Card, Card]:
+        return await self._play.draw(live, user_id, keep)
+
     async def play(self, live: LiveGame, user_id: int, card: str | Card) -> Card:
         return await self._play.play(live, user_id, card)
 

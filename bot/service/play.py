@@ -40,6 +40,19 @@ class Play:
     async def reveal(self, live: LiveGame, user_id: int) -> None:
         await self._player_action(live, user_id, lambda game, seat: game.reveal(seat))
 
+    async def draw(self, live: LiveGame, user_id: int, keep: bool) -> tuple[Card, Card]:
+        """Duo: keep or discard the card drawn; the card kept and the card discarded, to tell the
+        player alone."""
+        taken: list[tuple[Card, Card]] = []
+
+        def action(game: Game, seat: int) -> None:
+            game.draw(seat, keep)
+            first, second = game.hand_logs[-1].draws[-2:]
+            taken.append((first.card, second.card) if keep else (second.card, first.card))
+
+        await self._player_action(live, user_id, action)
+        return taken[0]
+
     async def play(self, live: LiveGame, user_id: int, card: str | Card) -> Card:
         try:
             chosen = parse_card(card) if isinstance(card, str) else card

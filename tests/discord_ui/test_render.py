@@ -17,6 +17,7 @@ from bot.discord_ui.table.views import (
     AgreeCancelButton,
     BidButton,
     CardButton,
+    DrawButton,
     HandButton,
     HintButton,
     LobbyButton,
@@ -38,7 +39,7 @@ MAX_V2_COMPONENTS, MAX_V2_TEXT, MAX_CONTENT = 40, 4000, 2000
 
 
 def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
-    names = ["alice", "bob", "carol", "dave"][: mode.seats]
+    names = ["alice", "bob", "carol", "dave", "erin"][: mode.seats]
     seats = [Seat(i, n, user_id=i + 1) for i, n in enumerate(names)]
     live = LiveGame("abc123", 1, 2, mode, rules, 1, seats, 120.0, status="playing")
     live.game = Game.new("abc123", mode, rules, seed=seed, names=names)
@@ -83,8 +84,13 @@ def _within_limits(view: ui.LayoutView) -> None:
 
 
 def _held_by_others(game: Game, seat: int | None) -> set[str]:
+    """Cards `seat` may not see: other hands, the cards set aside, and in duo the others' discards
+    (a seat's own discards are its to see)."""
+    own_discards = set(game.discards_of(seat)) if seat is not None and not game.is_over else set()
     return {card_label(c) for s in range(game.seats) if s != seat for c in game.hand_of(s)} | {
-        card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())}
+        card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())
+        if c not in own_discards} | {
+        card_label(c) for s in range(game.seats) if s != seat and not game.is_over for c in game.discards_of(s)}
 
 
 @pytest.mark.parametrize("mode", list(Mode))
@@ -190,13 +196,14 @@ def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_foote
 def test_every_button_is_read_back_from_its_custom_id_alone() -> None:
     buttons = [LobbyButton("ab12", "addbot"), HandButton("ab12"), BidButton("ab12", "blind"), BidButton("ab12", "7"),
                CardButton("ab12", 51), RevealButton("ab12"), RematchButton("ab12"), HintButton("ab12"),
-               ReviewButton("ab12"), AgreeCancelButton("ab12")]
+               ReviewButton("ab12"), AgreeCancelButton("ab12"), DrawButton("ab12", "keep"), DrawButton("ab12", "discard")]
     assert {type(b) for b in buttons} == set(BUTTON_KINDS)
     for button in buttons:
         match = type(button).__discord_ui_compiled_template__.fullmatch(button.custom_id)
         assert match is not None and match["game"] == "ab12"
     assert CardButton.__discord_ui_compiled_template__.fullmatch("spades:card:ab12:AS") is None
     assert LobbyButton.__discord_ui_compiled_template__.fullmatch("spades:lobby:ab12:kick") is None
+    assert DrawButton.__discord_ui_compiled_template__.fullmatch("spades:draw:ab12:maybe") is None
     assert HandButton.__discord_ui_compiled_template__.fullmatch("spades:table:ab12:act")  # an older table's button
 
 

@@ -19,7 +19,7 @@ from bot.discord_ui.table.views import agree_cancel_view, lobby_view
 from bot.engine import Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
-ModeName = Literal["cutthroat", "solo", "partners"]
+ModeName = Literal["cutthroat", "solo", "partners", "duo", "five"]
 SortName = Literal["rating", "wins", "win_rate", "points"]
 LevelName = Literal["easy", "normal", "hard"]
 SetPenalty = Literal["minus", "zero"]
@@ -43,7 +43,7 @@ async def _season_choices(interaction: Asked, current: str) -> list[app_commands
 class SpadesCommands(app_commands.Group, name="spades", description="Play Spades in this channel"):
     @app_commands.command(description="Open a Spades game in this channel; you take the first seat")
     @app_commands.describe(
-        mode="cutthroat (3 players), solo (4) or partners (2 vs 2)",
+        mode="cutthroat (3 players), solo (4), partners (2 vs 2), duo (2, hands drawn) or five (5)",
         target="points to win (50-1000)",
         nil="allow nil bids", blind_nil="allow blind nil for a player far behind",
         blind_nil_deficit="points behind the leader needed for blind nil",
@@ -150,6 +150,15 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         typed = current.strip().lower()
         choices = services(interaction).games.bid_choices(live, interaction.user.id)
         return [app_commands.Choice(name=c, value=c) for c in choices if c.startswith(typed)][:25]
+
+    @app_commands.command(description="Duo: keep the card you drew (and discard the next), or discard it "
+                                      "(and keep the next)")
+    @app_commands.describe(keep="yes: keep this card; no: discard it and take the next")
+    async def draw(self, interaction: Asked, keep: Literal["yes", "no"]) -> None:
+        kept, discarded = await services(interaction).games.draw(_channel_game(interaction), interaction.user.id,
+                                                                 keep == "yes")
+        await services(interaction).publisher.edits.say(
+            interaction, f"You kept {card_label(kept)} and discarded {card_label(discarded)}.")
 
     @app_commands.command(description="Play a card when it is your turn")
     @app_commands.describe(card="for example AS, 10h, Q♥ or queen of hearts; “hint” asks the hard player")

@@ -115,6 +115,13 @@ def reveal_button(game_id: str) -> Button:
     return Button("reveal", (game_id,), f"spades:reveal:{game_id}", "Show my cards", SECONDARY)
 
 
+def draw_button(game_id: str, choice: str) -> Button:
+    """**Keep** or **Discard** the card drawn (duo)."""
+    keep = choice == "keep"
+    return Button("draw", (game_id, choice), f"spades:draw:{game_id}:{choice}", "Keep" if keep else "Discard",
+                  SUCCESS if keep else SECONDARY)
+
+
 def hint_button(game_id: str) -> Button:
     return Button("hint", (game_id,), f"spades:hint:{game_id}", "Hint", SECONDARY, emoji="💡")
 
@@ -135,6 +142,10 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     game_id = live.game_id
     if view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
         parts.append(Row((bid_button(game_id, "blind"), reveal_button(game_id))))
+    elif view.phase is Phase.DRAWING:
+        parts.append(Text(render.hand_text(view.hand, "\n")))
+        if my_turn and view.drawn is not None:
+            parts.append(Row((draw_button(game_id, "keep"), draw_button(game_id, "discard"))))
     elif view.phase is Phase.BIDDING:
         parts.append(Text(render.hand_text(view.hand, "\n")))
         if my_turn:
@@ -144,7 +155,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
         legal = set(view.legal_cards) if my_turn else set()
         for _, cards in render.suit_groups(view.hand):
             parts.append(Cards(game_id, cards, tuple(card in legal for card in cards)))
-    if my_turn and hints_refusal(live) is None:
+    if my_turn and view.phase is not Phase.DRAWING and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))
     parts.append(Text(render.panel_details(view)))
     return Face(YOUR_TURN_COLOUR if my_turn else TABLE_COLOUR, tuple(parts))

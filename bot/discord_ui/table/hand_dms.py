@@ -27,6 +27,11 @@ DM_TRIES = 5  # as discord.py tries a call before giving up
 DM_CHANNELS_KEPT = 10_000  # users whose DM channel id is remembered (an int pair each)
 
 
+def _not_yet(view: SeatView) -> bool:
+    """The seat's hand is not to be sent yet: hidden for a blind nil choice, or still being drawn."""
+    return view.cards_hidden or view.phase is Phase.DRAWING
+
+
 class HandDMs:
     def __init__(self, client: discord.Client, budget: RestBudget, calls: FastEdits,
                  say: Callable[[LiveGame, str], Awaitable[object]]) -> None:
@@ -38,7 +43,7 @@ class HandDMs:
 
     async def deal(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
         """Each person's dealt hand by direct message; a seat deciding on blind nil gets it once it
-        has chosen (its cards are shown nowhere before)."""
+        has chosen (its cards are shown nowhere before), and in duo every seat once the draw is over."""
         table = live.shown.table
         if table is None or table.hand_number != change.hand_number or table.is_over:
             return  # an old deal published again after a restart: the table shows what is current
@@ -47,13 +52,13 @@ class HandDMs:
             view = self._seated_view(live, user_id)
             if view is None:  # left while the others' went out
                 continue
-            if view.cards_hidden:
+            if _not_yet(view):
                 desk.dms_owed[user_id] = change.hand_number
                 continue
             await self._send(desk, live, user_id, view, nonce(live, change.post_id, f"d{view.seat}"))
 
     async def send_owed(self, desk: Desk, live: LiveGame) -> None:
-        """The direct messages held back for a blind-nil choice, once made. (Not kept across a
+        """The direct messages held back for a blind-nil choice or the duo draw, once over. (Not kept across a
         restart: the panel shows the cards anyway.)"""
         desk.dms_checked = False
         if not live.started:
@@ -62,7 +67,7 @@ class HandDMs:
             view = self._seated_view(live, user_id)
             if view is None or hand != view.hand_number or view.phase is Phase.OVER:
                 del desk.dms_owed[user_id]
-            elif not view.cards_hidden:
+            elif not _not_yet(view):
                 del desk.dms_owed[user_id]
                 with contextlib.suppress(*CALL_FAILED):
                     await self._send(desk, live, user_id, view, {})

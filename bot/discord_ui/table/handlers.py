@@ -92,6 +92,8 @@ class Handlers:
                         await self.service.play(live, user_id, value)
                     elif kind == "bid":
                         await self.service.bid(live, user_id, str(value))
+                    elif kind == "draw":
+                        await self.service.draw(live, user_id, value == "keep")
                     else:
                         await self.service.reveal(live, user_id)
                 except Refusal as refusal:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.discord_ui.safe_text import in_code, quoted_parts, shown
+from bot.discord_ui.table.modes_text import deal_text, discards_text, draw_line, draw_status, not_in_mode
 from bot.discord_ui.text import (
     MODE_TITLES,
     NBSP,
@@ -46,6 +47,8 @@ MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.CUTTHROAT: ("leftover", "jokers"),
     Mode.SOLO: (),
     Mode.PARTNERS: ("nil_tricks_help_partner",),
+    Mode.DUO: (),
+    Mode.FIVE: (),
 }
 MODE_ONLY = {name for names in MODE_OPTIONS.values() for name in names}
 
@@ -78,7 +81,8 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
     changed.pop("target", None)
     changed.pop("hints", None)  # not a rule of play; the lobby says what applies (`hints_text`)
     if mode is not None:
-        changed = {k: v for k, v in changed.items() if k not in MODE_ONLY or k in MODE_OPTIONS[mode]}
+        changed = {k: v for k, v in changed.items()
+                   if (k not in MODE_ONLY or k in MODE_OPTIONS[mode]) and not not_in_mode(mode, k)}
     if not changed:
         return "standard rules"
     return ", ".join(f"{k}={_value(v)}" for k, v in changed.items())
@@ -192,6 +196,8 @@ def table_play(table: TableView) -> str:
         lines.append("**The game is over.**")
     elif table.phase is Phase.DEALING:
         lines.append("Hand over: the next one is being dealt.")
+    elif table.phase is Phase.DRAWING:
+        lines.append(draw_line(names, table))
     elif table.turn is not None:
         action = "bid" if table.phase is Phase.BIDDING else "play"
         spades = "" if table.phase is Phase.BIDDING else (" · spades broken" if table.spades_broken
@@ -228,6 +234,8 @@ def panel_status(view: SeatView) -> str:
                 "`/spades bid blind nil` or `/spades bid show my cards`.")
     if view.turn is None:
         return "Hand over: the next one is being dealt."
+    if view.phase is Phase.DRAWING:
+        return draw_status(view)
     if not view.my_turn:  # the same words whoever is to act: a waiting panel isn't edited while others play
         action = "bid" if view.phase is Phase.BIDDING else "play"
         return f"Not your turn yet: this panel lights up when it's yours to {action}. The table shows the play."
@@ -259,6 +267,8 @@ def panel_details(view: SeatView) -> str:
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
                  f"{plural(view.bags[view.seat], 'bag')}")
+    if view.discards:
+        lines.append(discards_text(view))
     return "\n".join(lines)
 
 
@@ -283,6 +293,8 @@ def ping_text(table: TableView, user_id: int | None) -> str:
     """The mention of a person whose turn it is (`user_id`), with what they need to act."""
     mention = f"<@{user_id}>"
     names = shown_names(table.names)
+    if table.phase is Phase.DRAWING:
+        return f"{mention}, your turn to draw."
     if table.phase is Phase.BIDDING:
         bids = [f"{names[s]} {bid_text(table, s)}" for s in range(table.seats) if table.bids[s] is not None]
         so_far = f" Bids so far: {' · '.join(bids)}." if bids else ""
@@ -460,7 +472,7 @@ starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), a
 **Tournaments:** `/spades tournament new` (Manage Server) opens a Swiss tournament here; players press \
 **Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
 and post the podium myself.
-**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
+**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `draw` · `play` · `table` · \
 `score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
 `settings` (Manage Server) · `help`"""
 
@@ -468,14 +480,12 @@ and post the podium myself.
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:
     """The rules in force: the mode, how scoring works with these values, and only the options
     that apply to this mode."""
-    deal = {Mode.CUTTHROAT: f"3 players, each for themselves, {18 if rules.jokers else 17} cards each",
-            Mode.SOLO: "4 players, each for themselves, 13 cards each",
-            Mode.PARTNERS: "4 players in two teams (partners sit opposite), 13 cards each"}[mode]
+    deal = deal_text(mode, rules)
     set_penalty = "−10 a trick bid" if rules.set_penalty == "minus" else "0"
     nil = (f"Nil (no tricks): +{rules.nil_value} made, {number(-rules.nil_value)} failed."
            if rules.nil else "Nil is off: the lowest bid is 1.")
     blind = (f" Blind nil (before seeing your cards, allowed {rules.blind_nil_deficit}+ points behind): "
-             f"±{rules.blind_nil_value}." if rules.blind_nil and rules.nil else "")
+             f"±{rules.blind_nil_value}." if rules.blind_nil and rules.nil and not mode.draws else "")
     lines = [
         f"**{title}**",
         f"**{MODE_TITLES[mode]}** — {deal}. Spades are trump; follow suit if you can"
@@ -492,7 +502,7 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
         lines.append("The last bidder may not make the bids add up to the number of tricks.")
     lines.append("**Options:**")
     for name, option in OPTIONS.items():
-        if name == "target" or (name in MODE_ONLY and name not in MODE_OPTIONS[mode]):
+        if name == "target" or (name in MODE_ONLY and name not in MODE_OPTIONS[mode]) or not_in_mode(mode, name):
             continue
         lines.append(f"• `{name}` = {_value(getattr(rules, name))} — {option.help}")
     return "\n".join(lines)

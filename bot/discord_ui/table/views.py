@@ -32,6 +32,7 @@ LOBBY_TEMPLATE = rf"spades:lobby:{GAME}:(?P<action>join|leave|addbot|start|cance
 BID_TEMPLATE = rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"
 CARD_TEMPLATE = rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"
 REVEAL_TEMPLATE = rf"spades:reveal:{GAME}"
+DRAW_TEMPLATE = rf"spades:draw:{GAME}:(?P<choice>keep|discard)"
 
 
 class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
@@ -128,6 +129,26 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
         await _reveal(interaction, self.game_id)
 
 
+class DrawButton(ui.DynamicItem[ui.Button[Any]], template=DRAW_TEMPLATE):
+    """Duo: **Keep** the card drawn (the next is discarded) or **Discard** it (the next is kept)."""
+
+    def __init__(self, game_id: str, choice: str) -> None:
+        super().__init__(_button(faces.draw_button(game_id, choice)))
+        self.game_id, self.choice = game_id, choice
+
+    @classmethod
+    async def from_custom_id(cls, interaction: discord.Interaction[Any], item: ui.Item[Any],
+                             match: re.Match[str]) -> DrawButton:
+        return cls(match["game"], match["choice"])
+
+    @classmethod
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await services(interaction).table.panel_action(interaction, match["game"], "draw", match["choice"])
+
+    async def callback(self, interaction: discord.Interaction[Any]) -> None:
+        await services(interaction).table.panel_action(interaction, self.game_id, "draw", self.choice)
+
+
 async def _bid(interaction: discord.Interaction[Any], game_id: str, bid: str) -> None:
     await services(interaction).table.panel_action(interaction, game_id, "bid", "blind nil" if bid == "blind" else bid)
 
@@ -221,8 +242,8 @@ def agree_cancel_view(game_id: str) -> ui.View:
 # answered by `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and
 # answer them should the fast route pass one on).
 FAST_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton),
-               (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton))
-BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, RematchButton, HintButton,
+               (DRAW_TEMPLATE, DrawButton), (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton))
+BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, DrawButton, RematchButton, HintButton,
                 ReviewButton, AgreeCancelButton)
 
 
@@ -289,6 +310,8 @@ def _item(face: faces.Button) -> ui.Item[Any]:
         return CardButton(game_id, int(rest[0]), not face.disabled)
     if face.kind == "bid":
         return BidButton(game_id, str(rest[0]), not face.disabled)
+    if face.kind == "draw":
+        return DrawButton(game_id, str(rest[0]))
     return {"hand": HandButton, "reveal": RevealButton, "hint": HintButton}[face.kind](game_id)
 
 

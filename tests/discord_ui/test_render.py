@@ -196,7 +196,8 @@ def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_foote
 def test_every_button_is_read_back_from_its_custom_id_alone() -> None:
     buttons = [LobbyButton("ab12", "addbot"), HandButton("ab12"), BidButton("ab12", "blind"), BidButton("ab12", "7"),
                CardButton("ab12", 51), RevealButton("ab12"), RematchButton("ab12"), HintButton("ab12"),
-               ReviewButton("ab12"), AgreeCancelButton("ab12"), DrawButton("ab12", "keep"), DrawButton("ab12", "discard")]
+               ReviewButton("ab12"), AgreeCancelButton("ab12"), DrawButton("ab12", "keep"),
+               DrawButton("ab12", "discard")]
     assert {type(b) for b in buttons} == set(BUTTON_KINDS)
     for button in buttons:
         match = type(button).__discord_ui_compiled_template__.fullmatch(button.custom_id)

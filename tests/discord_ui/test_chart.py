@@ -61,6 +61,8 @@ GAMES = {
     "cutthroat": (["Alice", "Bob", "Carol"], 300),
     "solo": (["Alice", "Bob", "Carol", "Dave"], 500),
     "partners": (["Alice & Carol", "Bob & Dave"], 500),
+    "duo": (["Alice", "Bob"], 300),
+    "five": (["Alice", "Bob", "Carol", "Dave", "Erin"], 300),
 }
 
 
@@ -156,8 +158,8 @@ def test_text_reads_at_the_size_discord_shows_the_chart_and_negatives_have_a_rea
 
 
 @pytest.mark.parametrize(("names", "scores", "winners", "message"), [
-    (["A", "B", "C", "D", "E"], [], (), "1 to 4 sides"),
-    ([], [], (), "1 to 4 sides"),
+    (["A", "B", "C", "D", "E", "F"], [], (), "1 to 5 sides"),
+    ([], [], (), "1 to 5 sides"),
     (["A", "B"], [[10, 20], [30]], (), "each of the 2 sides"),
     (["A", "B"], [[10, 20]], (2,), "from 0 to 1"),
 ])
@@ -168,7 +170,7 @@ def test_bad_input_is_refused_with_a_clear_message(names, scores, winners, messa
 
 @st.composite
 def charts(draw):
-    sides = draw(st.integers(1, 4))
+    sides = draw(st.integers(1, len(SIDE_COLOURS)))
     hands = draw(st.integers(0, 160))
     names = draw(st.lists(st.text(max_size=60), min_size=sides, max_size=sides))
     scores = draw(st.lists(st.lists(st.integers(-100_000, 100_000), min_size=sides, max_size=sides),

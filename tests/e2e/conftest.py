@@ -28,16 +28,17 @@ SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_WORDS = {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
               "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|play)", re.MULTILINE)
+TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|play|draw)", re.MULTILINE)
 SEAT_LINE = re.compile(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", re.MULTILINE)
 HAND_NUMBER = re.compile(r"hand (\d+)")
+DRAWN = re.compile(r"\*\*You drew (?P<card>\S+)\.\*\*")
 NO_GAME = "There's no game in this channel"
 # Fast tables for tests: no pause between hands, panels and tables refreshed 20 times a second, and
 # seeded deals so a test plays the same cards every run. The fake enforces Discord's rate limits and
 # the bot paces itself as it does against Discord; a test fails if the bot gets a 429 it earned.
 TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
-Phase = Literal["bid", "play", "hidden"]
+Phase = Literal["bid", "play", "hidden", "draw"]
 Style = Literal["command", "panel"]
 ROTATION: tuple[Style, ...] = ("panel", "command", "panel", "panel")  # every player types now and then
 
@@ -63,13 +64,15 @@ class Move:
     """An action the bot acknowledged, in record terms."""
 
     seat: int
-    kind: Literal["bid", "play"]
-    value: str  # a bid as typed ("nil", "4", "blind nil"), or a card code ("10H")
+    kind: Literal["bid", "play", "draw"]
+    value: str  # a bid as typed ("nil", "4", "blind nil"), a card code ("10H"), or "keep" / "discard"
     how: str = ""  # the way the player acted: command or panel
 
     def key(self) -> tuple[Any, ...]:
         if self.kind == "play":
             return ("play", self.seat, self.value)
+        if self.kind == "draw":
+            return ("draw", self.seat, self.value == "keep")
         blind = self.value == "blind nil"
         return ("bid", self.seat, 0 if self.value in ("nil", "blind nil") else int(self.value), blind)
 
@@ -258,6 +261,8 @@ class Table:
         text = panel.text
         if panel.find_component(f"spades:reveal:{self.game_id}") is not None:
             return "hidden"
+        if panel.find_component(f"spades:draw:{self.game_id}:keep") is not None:
+            return "draw"
         if "**Your turn to bid.**" in text:
             return "bid"
         if "**Your turn:**" in text or "**Your lead.**" in text:
@@ -332,6 +337,8 @@ class Table:
         if turn.phase == "hidden":
             return await self._decide_blind(turn)
         style = style or self.next_style()
+        if turn.phase == "draw":
+            return await self._draw(turn, style)
         if turn.phase == "bid":
             return await self._bid(turn, style)
         return await self._play(turn, style)
@@ -345,6 +352,27 @@ class Table:
         answer = await self.spades.click(user, panel, f"spades:reveal:{self.game_id}")
         assert answer is panel and self.phase_in(panel) != "hidden", panel.text
         return None
+
+    async def _draw(self, turn: Turn, style: Style) -> Move:
+        """Duo: keep a drawn spade or ace, discard anything else (and keep the next card)."""
+        user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
+        drawn = DRAWN.search(panel.text)
+        assert drawn is not None, panel.text
+        keep = drawn["card"][-1] == "♠" or drawn["card"].startswith("A")
+        choice = "keep" if keep else "discard"
+        if style == "command":
+            answer = await self.spades.command(user, self.channel, "draw", keep="yes" if keep else "no")
+            assert answer.ephemeral and answer.content.startswith("You kept "), answer
+            if keep:
+                assert answer.content.startswith(f"You kept {drawn['card']} and discarded "), answer
+            else:
+                assert answer.content.endswith(f" and discarded {drawn['card']}."), answer
+            await self.fake.wait_until(lambda: DRAWN.search(panel.text) != drawn or self.phase_in(panel) != "draw",
+                                       10, "the panel to follow the draw")
+        else:
+            answer = await self.spades.click(user, panel, f"spades:draw:{self.game_id}:{choice}")
+            assert answer is panel, panel.text
+        return self._acknowledged(Move(seat, "draw", choice, style))
 
     async def _bid(self, turn: Turn, style: Style) -> Move:
         user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
@@ -437,9 +465,11 @@ async def start_game(spades: Spades, channel: FakeChannel, players: Sequence[Fak
     assert answer is lobby and "The game has started." in lobby.content and not lobby.buttons()
     await table.wait_table(lambda m: TURN_LINE.search(m.text) is not None, "the table message")
     table.read_seats()
+    drawing = TURN_LINE.search(table.table_message().text)["what"] == "draw"  # type: ignore[index]
     for user in players:
         panel = await table.open_panel(user)
-        if not user.dms_closed and table.phase_in(panel) != "hidden":  # a blind-nil choice first: no DM yet
+        # A blind-nil choice first, or the duo draw: no DM yet.
+        if not user.dms_closed and table.phase_in(panel) != "hidden" and not drawing:
             await spades.fake.wait_for_dm(user, lambda m: "**Your hand** · " in m.content and "hand 1" in m.content,
                                           after=mark)
     return table

@@ -44,8 +44,8 @@ MERCY: Colour = (242, 96, 99)
 GOLD: Colour = (240, 178, 50)
 # Okabe and Ito's palette, lightened where needed for a dark background: told apart with colour
 # blindness, and each side also has its own marker shape.
-SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140), (214, 131, 177))
-MARKERS = ("circle", "square", "triangle", "diamond")
+SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140), (214, 131, 177), (240, 228, 66))
+MARKERS = ("circle", "square", "triangle", "diamond", "down")  # five sides: the mode five
 
 
 def _blend(colour: Colour, under: Colour, share: float) -> Colour:
@@ -190,6 +190,8 @@ def _marker(draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, radius: fl
             draw.rectangle((x - side, y - side, x + side, y + side), fill=colour)
         elif kind == "triangle":
             draw.polygon([(x, y - r * 1.15), (x + r * 1.1, y + r * 0.75), (x - r * 1.1, y + r * 0.75)], fill=colour)
+        elif kind == "down":
+            draw.polygon([(x, y + r * 1.15), (x + r * 1.1, y - r * 0.75), (x - r * 1.1, y - r * 0.75)], fill=colour)
         else:
             draw.polygon([(x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y)], fill=colour)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.discord_ui.text import NBSP
+from bot.discord_ui.text import NBSP, SEP
 from bot.engine import Mode, Rules, SeatView, TableView, card_label
 
 # Options that mean nothing in a mode: not listed in its rules nor its lobby line.
@@ -38,7 +38,7 @@ def not_in_mode(mode: Mode | None, name: str) -> bool:
 def draw_line(names: Sequence[str], table: TableView) -> str:
     """The table's line during the draw: who draws, and how much of the stock is left."""
     assert table.turn is not None
-    return f"▶ **{names[table.turn]}** to draw{NBSP}· {table.stock_left}{NBSP}cards left in the stock"
+    return f"▶ **{names[table.turn]}** to draw{SEP}{table.stock_left}{NBSP}cards left in the stock"
 
 
 def draw_status(view: SeatView) -> str:

@@ -1,0 +1,62 @@
+"""The house rules' modes through the fake Discord (RULES.md, "More modes"): a whole duo game, the
+draw included, by buttons; a five-player game with computer players by slash commands alone. Each
+ends with a valid record that holds exactly what the players did."""
+
+from __future__ import annotations
+
+from tests.e2e.conftest import Spades, Table, game_over_message, start_game
+from tests.record_check import check_record
+
+
+async def test_a_whole_duo_game_by_buttons(spades: Spades) -> None:
+    alice, bob = spades.member("Alice"), spades.member("Bob")
+    channel = spades.channel("duo")
+    table = await start_game(spades, channel, [alice, bob], mode="duo", target=50, mercy=50)
+    assert "to draw\u00a0· 52\u00a0cards left in the stock" in table.table_message().text
+    await table.play_moves(26, style="panel")  # the draw: 13 turns each
+    assert [m.kind for m in table.moves] == ["draw"] * 26
+    for user in (alice, bob):  # each hand goes by DM once drawn
+        dm = await table.hand_dm(user, 1)
+        assert dm is not None and "Discarded" not in dm.content
+        panel = await table.panel(user)
+        assert panel.text.count("-# Discarded:") == 1
+    await table.play_moves(style="panel")
+
+    await game_over_message(spades, channel)
+    record = await spades.record(alice, channel)
+    check_record(record)
+    first = record["hands"][0]
+    assert len(first["draws"]) == 52 and len(first["set_aside"]) == 26
+    draws = [("draw", d["seat"], d["kept"]) for hand in record["hands"] for d in hand["draws"][::2]]
+    assert [m.key() for m in table.moves if m.kind == "draw"] == draws[:len([m for m in table.moves
+                                                                              if m.kind == "draw"])]
+    assert all(b["blind"] is False for hand in record["hands"] for b in hand["bids"])
+
+
+async def test_five_players_with_four_computers_by_slash_commands(spades: Spades) -> None:
+    alice = spades.member("Alice")
+    channel = spades.channel("five")
+    table = Table(spades, channel, [alice])
+    lobby = await table.open(alice, mode="five", target=50, mercy=50)
+    for _ in range(4):
+        answer = await spades.command(alice, channel, "addbot", level="normal")
+        assert answer.ephemeral
+    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
+    await spades.command(alice, channel, "start")
+    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
+    table.read_seats()
+    assert len(table.seat_names) == 5 and "Five Spades" in table.table_message().text
+    dm = await table.hand_dm(alice, 1)
+    assert dm is not None and sum(dm.content.count(s) for s in "♠♥♣♦") >= 1
+    await table.play_moves(style="command")
+
+    await game_over_message(spades, channel)
+    record = await spades.record(alice, channel)
+    check_record(record)
+    assert record["mode"] == "five" and [p["kind"] for p in record["players"]].count("bot") == 4
+    assert all(len(cards) == 10 for cards in record["hands"][0]["deal"].values())
+    seat = table.seat_of(alice)
+    mine = [m.key() for m in table.moves]
+    in_record = [("play", s, card) for hand in record["hands"] for trick in hand["tricks"]
+                 for s, card in trick["plays"] if s == seat]
+    assert [m for m in mine if m[0] == "play"] == in_record

@@ -32,6 +32,7 @@ from bot.ai.policy import normal_card
 from bot.ai.runner import DecisionRunner
 from bot.ai.sim import PlayState
 from bot.engine import Game, Mode, Rules, SeatView, seat_view
+from bot.engine.modes import deck_for, tricks_for
 
 # The strength table: the subject first, then its table-mates. In partners seats 0 and 2 are a side.
 MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -39,6 +40,10 @@ MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
     "solo": (("hard", "normal-v1", "normal-v1", "normal-v1"), ("normal", "normal-v1", "normal-v1", "normal-v1")),
     "partners": (("hard", "normal-v1", "hard", "normal-v1"), ("hard", "normal-v1", "normal", "normal-v1"),
                  ("normal", "normal-v1", "normal", "normal-v1")),
+    # The house rules' modes came after normal-v1: measured against today's normal, and normal
+    # against the random player.
+    "duo": (("hard", "normal"), ("normal", "random")),
+    "five": (("hard", "normal", "normal", "normal", "normal"), ("normal", "random", "random", "random", "random")),
 }
 
 
@@ -275,9 +280,9 @@ def strength_table(args: argparse.Namespace) -> list[dict[str, Any]]:
 def nil_hand(mode: Mode, rng: random.Random, blind: bool) -> tuple[int, int | None, bool]:
     """Deal once, seat 0 bids nil (blind or open), the others bid as the normal player would, and
     everyone plays it out like the normal player: (seat 0's hand, its partner's earlier bid, made)."""
-    seats, size = mode.seats, 13 if mode is not Mode.CUTTHROAT else 17
     rules = Rules()
-    cards = list(range(52))
+    seats, size = mode.seats, tricks_for(mode, rules)
+    cards = list(deck_for(mode, rules))
     rng.shuffle(cards)
     hands = [sum(1 << c for c in cards[s * size:(s + 1) * size]) for s in range(seats)]
     first = rng.randrange(seats)
@@ -303,7 +308,7 @@ def nil_chances(deals: int, seed: int) -> dict[str, Any]:
     (partners, when it came first), open nils by ``nil_risk`` to the nearest half."""
     rng = random.Random(seed)
     out: dict[str, Any] = {}
-    for mode in Mode:
+    for mode in (m for m in Mode if not m.draws):  # duo's hands are drawn, not dealt at random
         blind: dict[str, list[int]] = {}
         open_: dict[str, list[int]] = {}
         for _ in range(deals):
@@ -312,7 +317,7 @@ def nil_chances(deals: int, seed: int) -> dict[str, Any]:
             row[0] += made
             row[1] += 1
             hand, _, made = nil_hand(mode, rng, blind=False)
-            risk = nil_risk(hand, 13 if mode is not Mode.CUTTHROAT else 17)
+            risk = nil_risk(hand, tricks_for(mode, Rules()))
             if risk < 3:
                 row = open_.setdefault(f"{round(risk * 2) / 2:.1f}", [0, 0])
                 row[0] += made

@@ -1,7 +1,9 @@
-"""Random legal cutthroat hands through the engine's public API; prints a JSON line of figures.
+"""Random legal hands through the engine's public API; prints a JSON line of figures.
 
-Target (issue 2): at least 4,000 hands per second on one core. A bare bitmask loop is measured in
-the same run for comparison, because these machines are noisy and only same-run figures compare.
+Target (issue 2): at least 4,000 cutthroat hands per second on one core. A bare bitmask loop is
+measured in the same run for comparison, because these machines are noisy and only same-run figures
+compare. Every other mode is measured too (issue 34: hands per second in each mode), duo's draw
+included.
 """
 
 from __future__ import annotations
@@ -11,22 +13,26 @@ import random
 import statistics
 import time
 
-from bot.engine import Game, Phase, Rules
+from bot.engine import Game, Mode, Phase, Rules
 
 
-def play_random_hands(hands: int, seed: int) -> float:
-    """Seconds to play ``hands`` whole hands (deal, bids, every card) with random legal choices."""
+def play_random_hands(hands: int, seed: int, mode: Mode = Mode.CUTTHROAT) -> float:
+    """Seconds to play ``hands`` whole hands (deal or draw, bids, every card) with random legal choices."""
     rng = random.Random(seed)
     choice = rng.choice
     rules = Rules(target=1000, mercy=None, blind_nil=False)
-    game = Game.new("bench", "cutthroat", rules, seed=seed)
+    game = Game.new("bench", mode, rules, seed=seed)
     played = 0
     start = time.perf_counter()
     while played < hands:
         if game.is_over:
-            game = Game.new("bench", "cutthroat", rules, seed=seed + played)
+            game = Game.new("bench", mode, rules, seed=seed + played)
         game.deal()
         played += 1
+        while game.phase is Phase.DRAWING:
+            seat = game.turn
+            assert seat is not None
+            game.draw(seat, rng.random() < 0.5)
         while game.phase is Phase.BIDDING:
             seat = game.turn
             assert seat is not None
@@ -72,15 +78,20 @@ def main() -> None:
     hands = 4000
     engine_rates = []
     bare_rates = []
+    by_mode: dict[str, list[float]] = {mode.value: [] for mode in Mode if mode is not Mode.CUTTHROAT}
     for run in range(5):
         engine_rates.append(hands / play_random_hands(hands, seed=run))
         bare_rates.append(hands / bare_bitmask_hands(hands, seed=run))
+        for mode in by_mode:
+            by_mode[mode].append(hands / play_random_hands(hands, seed=run, mode=Mode(mode)))
     print(json.dumps({
         "bench": "engine",
         "hands_per_run": hands,
         "runs": len(engine_rates),
         "engine_hands_per_second_median": round(statistics.median(engine_rates)),
         "bare_bitmask_hands_per_second_median": round(statistics.median(bare_rates)),
+        "engine_hands_per_second_median_by_mode": {mode: round(statistics.median(rates))
+                                                   for mode, rates in by_mode.items()},
         "target_hands_per_second": 4000,
     }))
 

@@ -59,7 +59,8 @@ _SUIT_LINE_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦, as players hold them: colour
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", default="cutthroat", choices=[m.value for m in Mode],
                         help="cutthroat (3 players, each for themselves, the one unless given), solo (4, each for "
-                             "themselves) or partners (4 in two teams: your partner sits opposite you)")
+                             "themselves), partners (4 in two teams: your partner sits opposite you), duo (2, the "
+                             "hands drawn card by card) or five (5, each for themselves, 10 cards each)")
     parser.add_argument("--players", type=levels_list, default=None,
                         help=f"the computer players' level ({', '.join(LEVELS)}; default: {DEFAULT_LEVEL}), "
                              "or comma-separated levels, one per other seat")
@@ -123,7 +124,8 @@ def own_cards_lines(view: SeatView, style: Style) -> list[str]:
 def table_lines(view: SeatView, style: Style) -> list[str]:
     """The whole table, for the start of a hand and a bidding turn: every seat's bid, tricks,
     score and bags, the cards on the current trick, and your hand."""
-    where = "bidding" if view.phase is Phase.BIDDING else f"trick {len(view.tricks) + 1} of {view.tricks_per_hand}"
+    where = {Phase.BIDDING: "bidding", Phase.DRAWING: "the draw"}.get(
+        view.phase, f"trick {len(view.tricks) + 1} of {view.tricks_per_hand}")
     spades = "spades broken" if view.spades_broken else "spades not broken"
     lines = [f"Hand {view.hand_number} · {where} · {spades}"]
     width = max(len(name) for name in view.names)
@@ -212,7 +214,9 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             print(f"{error} So no blind nil: here are your cards.", file=out)
         return REVEAL
     while True:
-        if view.cards_hidden:
+        if view.drawn is not None:
+            prompt = f"You drew {style.card(view.drawn)}. Keep it (the next card is discarded)? [y/n]: "
+        elif view.cards_hidden:
             prompt = "Bid blind nil, before seeing your cards? [y/N]: "
         elif view.legal_bids:
             prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
@@ -233,7 +237,13 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             print("\n".join(table_lines(view, style)), file=out)
             print("\n".join(wrapped(f"Cards can be typed as {card_forms(game.rules)}. Type quit to leave.")), file=out)
             continue
-        if view.cards_hidden:
+        if view.drawn is not None:
+            if word in ("y", "yes", "keep"):
+                return Move.draw(True)
+            if word in ("n", "no", "discard"):
+                return Move.draw(False)
+            print("Answer y to keep the card, or n to discard it and keep the next one.", file=out)
+        elif view.cards_hidden:
             if word in ("y", "yes", "blind", "blind nil"):
                 return BLIND_NIL
             if word in ("", "n", "no", "show", "show my cards"):
@@ -283,6 +293,8 @@ class TerminalGame:
         view = seat_view(self.game, self.human)
         if view.phase is Phase.PLAYING and view.turn == self.human:
             self.say(*play_turn_lines(view), *own_cards_lines(view, self.style))
+        elif view.phase is Phase.DRAWING and view.hand:  # the whole table once, then only the cards kept
+            self.say(f"The draw · you hold {self.style.cards(view.hand)}")
         else:
             self.say(*table_lines(view, self.style))
         self.table_shown_at = self.game.event_count
@@ -308,6 +320,10 @@ class TerminalGame:
         if move.kind in ("bid", "blind_nil"):
             who = "You bid" if seat == self.human else f"{game.names[seat]} bids"
             self.say(f"{who} {bid_text(move.value, move.kind == 'blind_nil')}.")
+        elif move.kind == "draw" and seat == self.human:
+            first, second = game.hand_logs[-1].draws[-2:]
+            kept, dropped = (first, second) if first.kept else (second, first)
+            self.say(f"You keep {self.style.card(kept.card)} and discard {self.style.card(dropped.card)}.")
         elif move.kind == "play":
             hand = game.hand_logs[-1]
             if len(hand.tricks) == tricks_before:

@@ -37,7 +37,7 @@ CALIBRATION = {
     # Fitted on normal self-play like the others: five has 10 cards each and four opponents to ruff
     # a side king; in duo both hands are chosen card by card and every trick is one of two players'.
     "five": Calibration(1.0, 0.6, 0.2, 4, 2.6, 0.9, 0.6, 0.74, 0.47, 0.4, 51),
-    "duo": Calibration(1.0, 0.75, 0.3, 6, 4.0, 0.9, 0.6, 0.83, 2.8, 0.75, 51),
+    "duo": Calibration(1.0, 0.75, 0.3, 6, 4.0, 0.9, 0.6, 0.79, 2.4, 0.5, 51),
 }
 
 

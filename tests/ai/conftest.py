@@ -17,6 +17,8 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("cutthroat", Rules(blind_nil_deficit=0, set_penalty="zero")),
     ("solo", Rules(no_exact_total=True)),
     ("partners", Rules(blind_nil_deficit=0, nil_tricks_help_partner=True)),
+    ("duo", Rules(blind_nil_deficit=0)),
+    ("five", Rules(no_exact_total=True, blind_nil_deficit=0)),
 ]
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bot.engine import Phase
+from bot.engine import POINTS_BY_PLACE, Mode, Phase
 from bot.engine.tournament import Stage
 from bot.service import GameService, LiveGame, ManualClock, Refusal
 from bot.service.tournaments import (
@@ -194,6 +194,8 @@ async def act_once(games: GameService, live: LiveGame) -> bool:
     assert user is not None
     if game.cards_hidden(game.turn):
         await games.reveal(live, user)
+    elif game.phase is Phase.DRAWING:
+        await games.draw(live, user, keep=True)
     elif game.phase is Phase.BIDDING:
         choices = games.bid_choices(live, user)
         await games.bid(live, user, "3" if "3" in choices else choices[-1])
@@ -357,6 +359,23 @@ async def test_a_partners_tournament_is_played_to_the_podium_with_teams_across(h
     stored = await harness.store.latest_tournament(GUILD, CHANNEL)
     assert stored is not None and stored.info.status == "over"
     assert service.in_channel(CHANNEL) is None
+
+
+@pytest.mark.parametrize(("mode", "players", "humans"), [("five", 6, [3, 3]), ("duo", 3, [2, 1])])
+async def test_duo_and_five_tournaments_seat_tables_of_their_size_with_computers_spread(
+        harness: Harness, mode: str, players: int, humans: list[int]) -> None:
+    service = await harness.boot()
+    live = await harness.open(mode=mode, players=tuple(PLAYERS)[:players], rounds=1)
+    await service.start(live)
+    games = harness.round_games(live)
+    seats = Mode(mode).seats
+    assert [len(g.seats) for g in games] == [seats] * len(games)
+    assert sorted((sum(not s.is_bot for s in g.seats) for g in games), reverse=True) == humans
+    await harness.play(live)
+    assert live.engine.stage is Stage.OVER
+    standings = live.engine.standings()
+    assert len(standings) == players and all(row.games == 1 for row in standings)
+    assert sum(row.points for row in standings) <= sum(POINTS_BY_PLACE[Mode(mode)]) * len(games)
 
 
 async def test_a_crash_while_a_thread_opens_makes_the_next_start_look_for_it(harness: Harness) -> None:

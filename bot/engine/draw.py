@@ -12,8 +12,8 @@ import random
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.engine.cards import Card, card_label, mask_of
-from bot.engine.errors import IllegalAction
+from bot.engine.cards import Card
+from bot.engine.modes import check_whole_deck
 
 
 class DrawLog(NamedTuple):
@@ -31,17 +31,8 @@ def seeded_stock(deck: Sequence[Card], rng: random.Random) -> tuple[Card, ...]:
 
 
 def check_stock(stock: Sequence[Card], deck: Sequence[Card]) -> None:
-    """A stock must be the whole deck, each card once, in an even number of cards (two a turn)."""
-    deck_mask = mask_of(deck)
-    seen = 0
-    for card in stock:
-        if not isinstance(card, int) or not 0 <= card < 54 or not deck_mask >> card & 1:
-            raise IllegalAction(f"{card!r} is not in this game's deck.")
-        if seen >> card & 1:
-            raise IllegalAction(f"{card_label(card)} is in the stock twice.")
-        seen |= 1 << card
-    if seen != deck_mask:
-        raise IllegalAction("The stock must hold the whole deck.")
+    """A stock must be the whole deck, each card once."""
+    check_whole_deck(stock, deck, "in the stock twice", "The stock must hold the whole deck.")
 
 
 class Draw:

@@ -48,7 +48,7 @@ from bot.engine.events import (
     event_from_json,
     event_to_json,
 )
-from bot.engine.modes import deck_for, tricks_for
+from bot.engine.modes import check_whole_deck, deck_for, tricks_for
 from bot.engine.rules import Mode, Rules
 from bot.engine.scoring import game_end, score_side
 
@@ -432,19 +432,11 @@ class Game:
         dealt = Dealt(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(set_aside or ())))
         if len(dealt.hands) != self.seats:
             raise IllegalAction(f"A deal needs {self.seats} hands, got {len(dealt.hands)}.")
-        deck_mask = mask_of(self.deck())
-        seen = 0
         for hand in dealt.hands:
             if len(hand) != self.tricks_per_hand:
                 raise IllegalAction(f"Each hand needs {self.tricks_per_hand} cards, one has {len(hand)}.")
-        for card in (*(c for hand in dealt.hands for c in hand), *dealt.set_aside):
-            if not isinstance(card, int) or not 0 <= card < 54 or not deck_mask >> card & 1:
-                raise IllegalAction(f"{card!r} is not in this game's deck.")
-            if seen >> card & 1:
-                raise IllegalAction(f"{card_label(card)} is dealt twice.")
-            seen |= 1 << card
-        if seen != deck_mask:
-            raise IllegalAction("The deal must use the whole deck, with the leftover set aside.")
+        check_whole_deck((*(c for hand in dealt.hands for c in hand), *dealt.set_aside), self.deck(),
+                         "dealt twice", "The deal must use the whole deck, with the leftover set aside.")
         if (self.mode is Mode.CUTTHROAT and not self.rules.jokers and self.rules.leftover == "two_clubs"
                 and dealt.set_aside != (TWO_OF_CLUBS,)):
             raise IllegalAction("With leftover=two_clubs the 2♣ is the card set aside.")

@@ -3,7 +3,10 @@ modes"). One place, so that the engine, the seats' views and the computer player
 
 from __future__ import annotations
 
-from bot.engine.cards import DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, mask_of
+from collections.abc import Iterable, Sequence
+
+from bot.engine.cards import DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, card_label, mask_of
+from bot.engine.errors import IllegalAction
 from bot.engine.rules import Mode, Rules
 
 # Five players: the 2♦ and the 2♥ come out so that 50 cards deal 10 each (file 003).
@@ -19,6 +22,21 @@ def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
 
 def deck_mask_for(mode: Mode, rules: Rules) -> int:
     return mask_of(deck_for(mode, rules))
+
+
+def check_whole_deck(cards: Iterable[Card], deck: Sequence[Card], twice: str, short: str) -> None:
+    """Every card of ``deck`` once among ``cards`` (a deal with its set-aside cards, or duo's stock);
+    the message for a card given twice ends with ``twice``, the one for a card missing is ``short``."""
+    deck_mask = mask_of(deck)
+    seen = 0
+    for card in cards:
+        if not isinstance(card, int) or not 0 <= card < 54 or not deck_mask >> card & 1:
+            raise IllegalAction(f"{card!r} is not in this game's deck.")
+        if seen >> card & 1:
+            raise IllegalAction(f"{card_label(card)} is {twice}.")
+        seen |= 1 << card
+    if seen != deck_mask:
+        raise IllegalAction(short)
 
 
 def tricks_for(mode: Mode, rules: Rules) -> int:

@@ -27,6 +27,7 @@ from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
 MIN_ITERATIONS = 4
 EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or fewer) remain
+EXACT_CARDS = 8  # ... or when this many cards remain: two of two players' tricks cost what four do
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
 BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
 
@@ -192,7 +193,7 @@ class HardPlayer:
             iteration += 1
             state = base.copy()
             state.hands = sampler.deal_fitting_bids()
-            exact = state.tricks_left <= EXACT_TRICKS
+            exact = state.tricks_left <= max(EXACT_TRICKS, EXACT_CARDS // view.seats)
             for index, card in enumerate(candidates):
                 child = state.copy()
                 child.play(card)

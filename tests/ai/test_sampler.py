@@ -6,9 +6,11 @@ import random
 
 import pytest
 
+from bot.ai import make_player
+from bot.ai.drive import computer_players, drive
 from bot.ai.sampler import Sampler, shown_voids
-from bot.engine import Phase, Rules, mask_of
-from bot.engine.cards import TWO_OF_CLUBS
+from bot.engine import Game, Phase, Rules, mask_of, seat_view
+from bot.engine.cards import FIRST_SPADE, TWO_OF_CLUBS
 from tests.ai.conftest import RULE_SETS, random_positions
 
 
@@ -51,3 +53,18 @@ def test_voids_are_read_from_play():
                 assert game.hand_mask(seat) & voids[seat] == 0
             return
     raise AssertionError("no position late enough")
+
+
+def test_in_duo_the_other_players_sampled_hand_holds_the_cards_a_drawer_keeps() -> None:
+    """Of the cards seat 0 can't see, spades, aces and kings go to the other player's hand (not to its
+    discards) far more often than the half that chance would give them."""
+    game = Game.new("duo-sampling", "duo", Rules(), seed=8)
+    drive(game, computer_players([make_player("normal", s) for s in range(2)]),
+          until=lambda g: g.phase is Phase.BIDDING)
+    view = seat_view(game, 0)
+    sampler = Sampler(view, random.Random(1))
+    unseen = mask_of(view.unseen_cards())
+    high = sum(1 << c for c in range(54) if c >= FIRST_SPADE or c % 13 >= 11) & unseen
+    in_hand = sum((sampler.deal()[1] & high).bit_count() for _ in range(200)) / 200
+    share = 13 / unseen.bit_count()  # the other player holds 13 of the cards seat 0 can't see
+    assert in_hand > 1.2 * share * high.bit_count()

@@ -76,7 +76,7 @@ OPTIONS: dict[str, _Option] = {
                        help="whiz, mirrors (bid your spades), suicide (one nil a team) or fredieu (nil or 4+)"),
     "min_bid": _Option("int", 1, 13, help="the least non-nil contract (a team's, in team modes)"),
     "ten_for_200": _Option("bool", help="a contract of exactly 10 scores +200 made"),
-    "ten_for_200_loss": _Option("int", 100, 200, choices=("100", "200"), help="what a failed 10-for-200 loses"),
+    "ten_for_200_loss": _Option("int", 100, 200, choices=("100", "200"), help="what a failed 10 for 200 loses"),
     "moon": _Option("bool", help="a contract of every trick, made, wins the game at once"),
     "double_nil": _Option("choice", choices=("separate", "double"),
                           help="team modes: two nils on a team scored alone, or as a double nil"),

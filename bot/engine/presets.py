@@ -61,7 +61,7 @@ def rules_options(text: str, presets: Mapping[str, Preset]) -> dict[str, Any]:
             found = find_preset(" ".join(named), presets)
             if found is None:
                 known = ", ".join(presets)
-                raise RuleError(f"There's no preset “{' '.join(named)}”: use one of {known}, or key=value pairs.")
+                raise RuleError(f"“{' '.join(named)}” isn't key=value (e.g. nil=off) nor a preset: {known}.")
             options.update(found[1])
         for pair in words:
             key, _, value = pair.partition("=")

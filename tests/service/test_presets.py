@@ -15,7 +15,7 @@ async def test_rules_text_is_presets_then_pairs(harness: Harness) -> None:
     assert await presets.options(GUILD, "short game bag_penalty=80") == {
         "target": 250, "bag_limit": 5, "bag_penalty": "80"}
     assert await presets.options(GUILD, "nil=off bag_limit=5") == {"nil": "off", "bag_limit": "5"}
-    with pytest.raises(Refusal, match="There's no preset “Whizz”: use one of Whiz, Mirrors"):
+    with pytest.raises(Refusal, match=r"“Whizz” isn't key=value \(e.g. nil=off\) nor a preset: Whiz, Mirrors"):
         await presets.options(GUILD, "Whizz")
     with pytest.raises(Refusal, match="“Whiz” isn't key=value"):
         await presets.options(GUILD, "nil=off Whiz")

@@ -11,7 +11,9 @@ from bot.ai.drive import computer_players, drive
 from bot.ai.house_bidding import predicted_legal, sensible_bids
 from bot.engine import Game, Mode, Rules, mask_of, parse_card, seat_view
 from tests.ai.conftest import random_positions
+from tests.ai.test_play_cli import ask
 from tests.ai.test_players import is_legal
+from tests.engine.helpers import deal, new_game
 
 HOUSE_SETS: list[tuple[str, Rules]] = [
     ("solo", Rules(bidding="whiz", blind_nil_deficit=0)),
@@ -78,3 +80,11 @@ def test_trailing_blind_bid_only_when_far_behind():
     near = view._replace(scores=tuple(250 if s == first else 300 for s in range(4)))
     assert blind_move(near) == REVEAL
     assert blind_move(near) != BLIND_NIL
+
+
+def test_the_terminal_game_offers_trailing_blind_bids():
+    game = new_game("solo", Rules(blind_bids=True, blind_nil=False, blind_nil_deficit=0))
+    deal(game, {})
+    move, text = ask(game, ["blind nil", "blind 3"])
+    assert move == Move.blind(3)
+    assert text == "Answer a blind bid (1, 2, 3, 4, 5, 6, 7), or n to look at your cards first.\n"

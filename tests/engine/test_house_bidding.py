@@ -118,26 +118,21 @@ def test_min_bid_alone_and_for_a_team():
     team.bid(3, 0)  # a team of nils has no contract to hold
 
 
-def test_no_moon_after_a_double_nil():
+@pytest.mark.parametrize(("bids", "refused_bid", "message", "allowed"), [
+    pytest.param([(1, 0), (2, 6), (3, 0)], (0, 7), "No moon after another team's double nil.", 6,
+                 id="no moon (6 + 7) after a double nil"),
+    pytest.param([(1, 6), (2, 0), (3, 7)], (0, 0), "No double nil after another team's moon.", 1,
+                 id="no double nil after a moon (6 + 7)"),
+])
+def test_moon_and_double_nil_exclude_each_other(bids, refused_bid, message, allowed):
     game = new_game("partners", Rules(moon=True), dealer=0)
     deal(game, {})
-    game.bid(1, 0)
-    game.bid(2, 6)
-    game.bid(3, 0)
-    with refused(IllegalBid, "No moon after another team's double nil."):
-        game.bid(0, 7)  # 6 + 7 = every trick
-    game.bid(0, 6)
-
-
-def test_no_double_nil_after_a_moon():
-    game = new_game("partners", Rules(moon=True), dealer=0)
-    deal(game, {})
-    game.bid(1, 6)
-    game.bid(2, 0)
-    game.bid(3, 7)
-    with refused(IllegalBid, "No double nil after another team's moon."):
-        game.bid(0, 0)
-    game.bid(0, 1)
+    for seat, bid in bids:
+        game.bid(seat, bid)
+    seat, bid = refused_bid
+    with refused(IllegalBid, message):
+        game.bid(seat, bid)
+    game.bid(seat, allowed)
 
 
 def test_taking_the_moon_wins_the_game_at_once():

@@ -467,7 +467,9 @@ Others press **Join**; the host can **Add bot** for empty seats, then **Start**.
 On your turn your legal cards (or the bids) light up: one click plays. You also get your hand by \
 direct message. If you're slow, I'll mention you once.
 **Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
-Too many bags cost points. First to the target wins. House rules: `/spades new rules:` takes a preset (Whiz, Suicide, Short game…) or pairs like `overtricks=none`; `/spades rules` says what is in force.
+Too many bags cost points. First to the target wins.
+**House rules:** `/spades new rules:` takes a preset (Whiz, Suicide, Short game…) or pairs like \
+`overtricks=none`; `/spades rules` says what is in force.
 **Help:** in a game with a computer player, **Hint** on your panel shows what the hard computer \
 player would do, and why; after a game, `/spades review` goes over your bids and costliest plays.
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \

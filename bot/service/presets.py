@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bot.engine import EngineError, Rules
+from bot.engine import EngineError
 from bot.engine.presets import Preset, built_in_presets, find_preset, preset_name, rules_options
 from bot.service.context import saving
 from bot.service.errors import Refusal
@@ -30,13 +30,12 @@ class Presets:
         return [name for name in names if wanted in name.casefold()][:CHOICES]
 
     async def options(self, guild_id: int, text: str) -> dict[str, Any]:
-        """The options a rules text stands for (presets and key=value pairs), checked."""
+        """The options a rules text stands for (presets and key=value pairs), as given: whoever uses
+        them checks them (a new lobby its rules, the settings their own keys too)."""
         try:
-            options = rules_options(text, await self.all(guild_id))
-            Rules.from_options(options)
+            return rules_options(text, await self.all(guild_id))
         except EngineError as error:
             raise Refusal(str(error)) from None
-        return options
 
     async def save(self, guild_id: int, name: str) -> tuple[str, dict[str, Any]]:
         """Save the server's default rules (its `rules` setting) as a preset; returns its name and rules."""

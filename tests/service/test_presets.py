@@ -10,7 +10,8 @@ from tests.service.conftest import ALICE, CHANNEL, GUILD, Harness
 
 
 async def test_rules_text_is_presets_then_pairs(harness: Harness) -> None:
-    presets = (await harness.boot()).presets
+    service = await harness.boot()
+    presets = service.presets
     assert await presets.options(GUILD, "Whiz, overtricks=negative") == {"bidding": "whiz", "overtricks": "negative"}
     assert await presets.options(GUILD, "short game bag_penalty=80") == {
         "target": 250, "bag_limit": 5, "bag_penalty": "80"}
@@ -20,7 +21,7 @@ async def test_rules_text_is_presets_then_pairs(harness: Harness) -> None:
     with pytest.raises(Refusal, match="“Whiz” isn't key=value"):
         await presets.options(GUILD, "nil=off Whiz")
     with pytest.raises(Refusal, match="overtricks can't be 'lots': it takes bags or none or negative or quicksand"):
-        await presets.options(GUILD, "overtricks=lots")
+        await service.new_lobby(GUILD, CHANNEL, ALICE, "alice", "solo", await presets.options(GUILD, "overtricks=lots"))
 
 
 async def test_a_server_saves_its_rules_as_a_preset_and_deletes_it(harness: Harness) -> None:

@@ -9,6 +9,7 @@ from bot.ai import BLIND_NIL, LEVELS, REVEAL, Move, make_player
 from bot.ai.bidding import bid_for_hand, blind_move
 from bot.ai.drive import computer_players, drive
 from bot.ai.house_bidding import predicted_legal, sensible_bids
+from bot.ai.sim import PlayState
 from bot.engine import Game, Mode, Rules, mask_of, parse_card, seat_view
 from tests.ai.conftest import random_positions
 from tests.ai.test_play_cli import ask
@@ -88,3 +89,17 @@ def test_the_terminal_game_offers_trailing_blind_bids():
     move, text = ask(game, ["blind nil", "blind 3"])
     assert move == Move.blind(3)
     assert text == "Answer a blind bid (1, 2, 3, 4, 5, 6, 7), or n to look at your cards first.\n"
+
+
+def test_the_hard_players_simulation_scores_the_last_trick():
+    game = new_game("partners", Rules(last_trick=True))
+    deal(game, {0: "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"})
+    for seat in range(4):
+        game.bid(seat, 3)
+    hands = [game.hand_mask(s) for s in range(4)]
+    state = PlayState.from_view(seat_view(game, 0), hands)
+    while state.tricks_left:
+        legal = state.legal(state.turn)
+        state.play((legal & -legal).bit_length() - 1)  # the lowest legal card
+    # alice's spades take all 13: her team bid 6, so 60 + 7 bags + 10 for the last trick; the others are set
+    assert state.side_points() == [77, -60, 77, -60]

@@ -6,6 +6,7 @@ Kept apart from the game's state machine so each rule reads as one short functio
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
@@ -39,6 +40,12 @@ def bidding_rules_refusal(rules: Rules, teams: bool) -> str | None:
     return None
 
 
+def constrains(rules: Rules) -> bool:
+    """Whether a house rule limits the open bids at all; if not the game's own range is the rule
+    (and the game skips asking, which keeps the standard game as fast as before)."""
+    return rules.bidding != "standard" or rules.min_bid > 1 or rules.moon
+
+
 def blind_offered(rules: Rules) -> bool:
     """Whether anyone may be asked to choose a blind bid before looking at their cards."""
     return (rules.blind_nil or rules.blind_bids) and rules.bidding not in NO_BLIND
@@ -56,7 +63,7 @@ def bid_refusal(ctx: BidContext, bid: int, blind: bool) -> str | None:
     return None
 
 
-def legal(ctx: BidContext, bids: range, blind: bool = False) -> tuple[int, ...]:
+def legal(ctx: BidContext, bids: Iterable[int], blind: bool = False) -> tuple[int, ...]:
     return tuple(b for b in bids if bid_refusal(ctx, b, blind) is None)
 
 

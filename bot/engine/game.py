@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-from bot.engine.bidding_rules import BidContext, bid_refusal, blind_offered, blind_refusal, legal
+from bot.engine.bidding_rules import BidContext, bid_refusal, blind_offered, blind_refusal, constrains, legal
 from bot.engine.cards import (
     FIRST_SPADE,
     JOKER_DECK,
@@ -401,8 +401,10 @@ class Game:
             return ()
         low = 0 if self.rules.nil else 1
         forbidden = self._forbidden_bid(seat)
-        bids = range(low, self.tricks_per_hand + 1)
-        return tuple(b for b in legal(self._bid_context(seat), bids) if b != forbidden)
+        bids: Sequence[int] = range(low, self.tricks_per_hand + 1)
+        if constrains(self.rules):
+            bids = legal(self._bid_context(seat), bids)
+        return tuple(b for b in bids if b != forbidden)
 
     def _bid_context(self, seat: int) -> BidContext:
         bids = self.bids
@@ -562,7 +564,7 @@ class Game:
             raise IllegalBid(f"Bids go from {lowest} to {self.tricks_per_hand}.")
         if bid == self._forbidden_bid(seat):
             raise IllegalBid(f"Bids can't total {self.tricks_per_hand}.")
-        refused = bid_refusal(self._bid_context(seat), bid, blind)
+        refused = bid_refusal(self._bid_context(seat), bid, blind) if constrains(self.rules) else None
         if refused:
             raise IllegalBid(refused)
 
@@ -594,9 +596,7 @@ class Game:
         """Whiz, mirrors, suicide, min_bid: a bidder who can see their cards and has one bid left
         has it made at once, marked forced, so nobody waits on a choice that isn't one."""
         seat = self._turn
-        rules = self.rules
-        if (self._phase is not Phase.BIDDING or seat is None or self._hidden[seat]
-                or (rules.bidding == "standard" and rules.min_bid == 1)):
+        if self._phase is not Phase.BIDDING or seat is None or self._hidden[seat] or not constrains(self.rules):
             return
         bids = self.legal_bids(seat)
         if len(bids) == 1:

@@ -53,6 +53,12 @@ def seven_bonus(rules: Rules, contract: int) -> int:
     return 10 * max(0, contract - 6) if rules.seven_bonus else 0
 
 
+def moon_taken(rules: Rules, every: int, bids_and_tricks: Sequence[tuple[int, int]]) -> bool:
+    """House rule ``moon``: a side that bid ``every`` trick of the hand and took them all wins the game."""
+    return (rules.moon and sum(bid for bid, _ in bids_and_tricks) == every
+            and sum(taken for _, taken in bids_and_tricks) == every)
+
+
 def nil_points(rules: Rules, bids: Sequence[int], blinds: Sequence[bool], tricks: Sequence[int]) -> int:
     """The nil bidders of one side: each alone, or with ``double_nil=double`` and every member on
     nil, twice their bonuses if all are made and nothing at all if one fails."""

@@ -30,6 +30,7 @@ from bot.engine.cards import (
     cards_of,
     mask_of,
 )
+from bot.engine.contracts import moon_taken
 from bot.engine.errors import (
     BadRecord,
     EngineError,
@@ -717,18 +718,12 @@ class Game:
         )
         self._turn = None
         self._phase = Phase.DEALING
-        mooned = [side for side in range(self.sides) if self._took_the_moon(side)]
+        mooned = [side for side in range(self.sides) if moon_taken(
+            rules, self.tricks_per_hand, [(self.bids[s] or 0, self._tricks_won[s]) for s in self.side_seats(side)])]
         if mooned:
             self._end(Ending.MOON, mooned)
         else:
             self._check_game_end()
-
-    def _took_the_moon(self, side: int) -> bool:
-        """House rule ``moon``: the side bid every trick and took them all."""
-        members = self.side_seats(side)
-        every = self.tricks_per_hand
-        return (self.rules.moon and sum(self.bids[s] or 0 for s in members) == every
-                and sum(self._tricks_won[s] for s in members) == every)
 
     def _check_game_end(self) -> None:
         outcome = game_end(self.rules, self._side_scores)

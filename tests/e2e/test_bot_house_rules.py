@@ -82,3 +82,7 @@ async def test_a_preset_chosen_by_autocomplete_and_a_server_preset(spades: Spade
     assert await spades.choices(alice, channel, "new", "rules", "fri") == ["Friday night"]
     lobby = await spades.command(alice, channel, "new", mode="solo", rules="Friday night")
     assert "**Seven or more:**" in lobby.text and "To **250** points" in lobby.text
+    cup = spades.channel("cup")
+    assert "Short game" in await spades.choices(alice, cup, "tournament new", "rules", "short")
+    signup = await spades.command(alice, cup, "tournament new", rules="Short game")
+    assert "Sign-up is open" in signup.content and "to 250" in signup.content

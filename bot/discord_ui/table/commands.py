@@ -32,7 +32,7 @@ def _channel_game(interaction: Asked) -> LiveGame:
     return services(interaction).games.require_channel_game(channel_of(interaction))
 
 
-async def _preset_choices(interaction: Asked, current: str, own: bool = False) -> list[app_commands.Choice[str]]:
+async def preset_choices(interaction: Asked, current: str, own: bool = False) -> list[app_commands.Choice[str]]:
     """The presets (built-in, then the server's; ``own``: the server's only) holding what was typed."""
     if interaction.guild_id is None:
         return []
@@ -109,7 +109,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @new.autocomplete("rules")
     async def rules_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
-        return await _preset_choices(interaction, current)
+        return await preset_choices(interaction, current)
 
     @app_commands.command(description="Take a seat in this channel's game before it starts")
     async def join(self, interaction: Asked) -> None:
@@ -341,4 +341,4 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @settings.autocomplete("preset_delete")
     async def preset_delete_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
-        return await _preset_choices(interaction, current, own=True)
+        return await preset_choices(interaction, current, own=True)

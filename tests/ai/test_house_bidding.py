@@ -9,8 +9,9 @@ from bot.ai import BLIND_NIL, LEVELS, REVEAL, Move, make_player
 from bot.ai.bidding import bid_for_hand, blind_move
 from bot.ai.drive import computer_players, drive
 from bot.ai.house_bidding import predicted_legal, sensible_bids
+from bot.ai.review import decisions, review_game, review_text
 from bot.ai.sim import PlayState
-from bot.engine import Game, Mode, Rules, mask_of, parse_card, seat_view
+from bot.engine import Game, Mode, Rules, export_record, mask_of, parse_card, seat_view
 from tests.ai.conftest import random_positions
 from tests.ai.test_play_cli import ask
 from tests.ai.test_players import is_legal
@@ -103,3 +104,17 @@ def test_the_hard_players_simulation_scores_the_last_trick():
         state.play((legal & -legal).bit_length() - 1)  # the lowest legal card
     # alice's spades take all 13: her team bid 6, so 60 + 7 bags + 10 for the last trick; the others are set
     assert state.side_points() == [77, -60, 77, -60]
+
+
+def test_a_game_with_forced_bids_is_reviewed_without_counting_them_as_decisions():
+    game = Game.new("review-suicide", Mode.PARTNERS, Rules(target=100, bidding="suicide", blind_nil_deficit=0), seed=4)
+    drive(game, computer_players([make_player("normal", seed=s) for s in range(4)]), max_hands=4)
+    record = export_record(game)
+    forced = sum(1 for hand in record["hands"] for b in hand["bids"] if b.get("forced"))
+    assert forced
+    seen = [d for d in decisions(record) if d.kind == "bid"]
+    chosen = sum(1 for hand in record["hands"] if "result" in hand for b in hand["bids"]
+                 if not b.get("forced") and not b["blind"])
+    assert len(seen) == chosen
+    for seat in range(4):  # and each seat's review reads (a forced bid is not one of its bids)
+        assert "Review of game" in review_text(review_game(record, seat, seed=1, iterations=2))

@@ -51,20 +51,19 @@ def blind_offered(rules: Rules) -> bool:
     return (rules.blind_nil or rules.blind_bids) and rules.bidding not in NO_BLIND
 
 
-def bid_refusal(ctx: BidContext, bid: int, blind: bool) -> str | None:
-    """Why the house rules refuse this bid (0 is nil), in a line a player can read; None if allowed.
-    The plain range of bids and blind nil's own conditions are the game's to check."""
-    if blind and (reason := blind_refusal(ctx.rules, bid)):
-        return reason
+def bid_refusal(ctx: BidContext, bid: int) -> str | None:
+    """Why the house rules refuse this bid (0 is nil), blind or not, in a line a player can read;
+    None if allowed. The plain range of bids and blind bids' own conditions (`blind_refusal`) are
+    the game's to check."""
     for check in (_style, _least, _moon):
-        reason = check(ctx, bid, blind)
+        reason = check(ctx, bid)
         if reason:
             return reason
     return None
 
 
-def legal(ctx: BidContext, bids: Iterable[int], blind: bool = False) -> tuple[int, ...]:
-    return tuple(b for b in bids if bid_refusal(ctx, b, blind) is None)
+def legal(ctx: BidContext, bids: Iterable[int]) -> tuple[int, ...]:
+    return tuple(b for b in bids if bid_refusal(ctx, b) is None)
 
 
 def blind_refusal(rules: Rules, bid: int) -> str | None:
@@ -78,7 +77,7 @@ def blind_refusal(rules: Rules, bid: int) -> str | None:
     return None
 
 
-def _style(ctx: BidContext, bid: int, blind: bool) -> str | None:
+def _style(ctx: BidContext, bid: int) -> str | None:
     style, spades = ctx.rules.bidding, ctx.spades
     if style == "whiz" and bid not in (0, spades):
         return f"Whiz: bid your spades ({spades}) or nil."
@@ -104,7 +103,7 @@ def _suicide(mates: tuple[int | None, ...], bid: int) -> str | None:
     return None
 
 
-def _least(ctx: BidContext, bid: int, blind: bool) -> str | None:
+def _least(ctx: BidContext, bid: int) -> str | None:
     """``min_bid``: a player's bid without teams; with teams, the team's contract, which its last
     bidder is held to (a team of nils only has no contract)."""
     least = ctx.rules.min_bid
@@ -121,7 +120,7 @@ def _least(ctx: BidContext, bid: int, blind: bool) -> str | None:
     return None
 
 
-def _moon(ctx: BidContext, bid: int, blind: bool) -> str | None:
+def _moon(ctx: BidContext, bid: int) -> str | None:
     """No moon after another side's double nil in the same hand, and no double nil after a moon."""
     if not ctx.rules.moon or None in ctx.mates:
         return None

@@ -565,7 +565,7 @@ class Game:
             raise IllegalBid(f"Bids go from {lowest} to {self.tricks_per_hand}.")
         if bid == self._forbidden_bid(seat):
             raise IllegalBid(f"Bids can't total {self.tricks_per_hand}.")
-        refused = bid_refusal(self._bid_context(seat), bid, blind) if constrains(self.rules) else None
+        refused = bid_refusal(self._bid_context(seat), bid) if constrains(self.rules) else None
         if refused:
             raise IllegalBid(refused)
 

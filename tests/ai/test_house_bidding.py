@@ -50,9 +50,9 @@ def test_normal_players_finish_games_under_house_rules(mode, rules):
 def test_long_shots_only_with_a_real_chance():
     legal = tuple(range(14))
     wheels = Rules(ten_for_200=True)
-    assert 5 not in sensible_bids(legal, wheels, 13, mate=5, expected=4.4), "5 + 5 would be a 10-for-200"
-    assert 5 in sensible_bids(legal, wheels, 13, mate=5, expected=5.2)
-    assert 13 not in sensible_bids(legal, Rules(moon=True), 13, mate=None, expected=12.0)
+    assert 5 not in sensible_bids(legal, wheels, 13, mate=5, expected=5.2), "5 + 5 would be a 10-for-200"
+    assert 5 in sensible_bids(legal, wheels, 13, mate=5, expected=6.6)
+    assert 13 not in sensible_bids(legal, Rules(moon=True), 13, mate=None, expected=13.0)
     assert 10 in sensible_bids(legal, Rules(), 13, mate=None, expected=8.0), "a plain 10 is no long shot"
 
 

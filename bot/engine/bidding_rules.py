@@ -31,6 +31,8 @@ def bidding_rules_refusal(rules: Rules, teams: bool) -> str | None:
     """Why this combination of options can't be played in a mode (with or without teams), or None."""
     if rules.bidding == "suicide" and not teams:
         return "bidding=suicide is for team modes (one nil a team): use another bidding style."
+    if rules.bidding == "suicide" and not rules.nil:
+        return "bidding=suicide needs nil=on: one player of each team bids nil."
     if rules.double_nil == "double" and not teams:
         return "double_nil=double is for team modes (both members of a team bid nil)."
     if rules.bidding in NO_BLIND and not rules.nil:

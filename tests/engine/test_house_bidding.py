@@ -84,6 +84,9 @@ def test_suicide_is_for_team_modes():
         Rules(bidding="suicide").check_mode(Mode.SOLO)
     with pytest.raises(RuleError, match="team modes"):
         Rules(double_nil="double").check_mode(Mode.CUTTHROAT)
+    # Its first bidder of a team who doesn't bid nil leaves the second nothing but nil.
+    with pytest.raises(RuleError, match="suicide needs nil=on"):
+        Rules(bidding="suicide", nil=False).check_mode(Mode.PARTNERS)
 
 
 def test_whiz_and_mirrors_need_nil_and_no_least_bid():

@@ -38,14 +38,16 @@ house_rule_sets = st.builds(
 
 
 def fit_house(mode: Mode, rules: Rules) -> Rules:
-    """Drop what the mode refuses (RULES.md: suicide and double nil need teams; whiz and mirrors
-    need nil and no least bid)."""
+    """Drop what the mode refuses (RULES.md: suicide and double nil need teams; whiz, mirrors and
+    suicide need nil; whiz and mirrors no least bid)."""
     teams = mode is Mode.PARTNERS
     if not teams:
         rules = rules.with_options(double_nil="separate",
                                    bidding="standard" if rules.bidding == "suicide" else rules.bidding)
     if rules.bidding in ("whiz", "mirrors"):
         rules = rules.with_options(nil=True, min_bid=1)
+    if rules.bidding == "suicide":
+        rules = rules.with_options(nil=True)
     rules.check_mode(mode)
     return rules
 

@@ -13,10 +13,10 @@ import math
 import random
 
 from bot.ai.bidding import bid_for_hand, calibration, honour_count
+from bot.ai.house_bidding import predicted_legal
 from bot.engine import Mode, SeatView
 from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_OF, TWO_OF_CLUBS, mask_of
 
-ALL_BIDS = tuple(range(19))
 # Duo: the other player chose its hand in the draw. In normal self-play it kept spades, aces and kings
 # about four times in five, queens 44%, other cards about one in three: a card's odds of being in its
 # hand rather than among its discards, against a low card's.
@@ -134,7 +134,9 @@ class Sampler:
             if bid == 0:
                 log_weight -= max(0.0, honour_count(original, self.cal) - 1.0)
             else:
-                predicted = bid_for_hand(original, view.mode, view.rules, ALL_BIDS[1:view.tricks_per_hand + 1])
+                legal = tuple(b for b in predicted_legal(view.rules, original, view.tricks_per_hand) if b > 0)
+                predicted = bid_for_hand(original, view.mode, view.rules, legal or (bid,),
+                                         tricks=view.tricks_per_hand)
                 log_weight -= (predicted - bid) ** 2 / 4.5
         return math.exp(log_weight)
 

@@ -44,7 +44,8 @@ def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> d
         "dealer": hand.dealer,
         "deal": {str(seat): [card_code(c) for c in cards] for seat, cards in enumerate(hand.deal)},
         "set_aside": [card_code(c) for c in hand.set_aside],
-        "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind} for b in hand.bids],
+        "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind, **({"forced": True} if b.forced else {})}
+                 for b in hand.bids],
         "tricks": [_trick_json(t.leader, t.plays, t.winner) for t in hand.tricks],
     }
     if hand.draws:

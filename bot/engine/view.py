@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from bot.engine.bidding_rules import BLIND_BID_MAX
 from bot.engine.cards import Card, cards_of, mask_of
 from bot.engine.errors import IllegalAction
 from bot.engine.events import BidMade
@@ -49,6 +50,7 @@ class SeatView(NamedTuple):
     deck_mask: int  # the cards of the mode's deck (five has no 2♦ nor 2♥)
     drawn: Card | None  # duo: the card this seat is looking at in the draw, on its turn
     discards: tuple[Card, ...]  # duo: what this seat discarded in the draw
+    blind_bids: tuple[int, ...] = ()  # trailing blind bids (1-7) the seat may make before looking
 
     @property
     def my_turn(self) -> bool:
@@ -98,6 +100,8 @@ def seat_view(game: Game, seat: int) -> SeatView:
         deck_mask=mask_of(game.deck()),
         drawn=game.drawn_card(seat),
         discards=game.discards_of(seat),
+        blind_bids=tuple(b for b in range(1, BLIND_BID_MAX + 1) if game.can_bid(seat, b, blind=True))
+        if hidden and game.rules.blind_bids else (),
     )
 
 

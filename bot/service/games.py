@@ -28,6 +28,7 @@ from bot.service.live import CancelRequest, LiveGame
 from bot.service.lobby import Lobby
 from bot.service.outbox import Outbox, results
 from bot.service.play import Play
+from bot.service.presets import Presets
 from bot.service.queries import Queries
 from bot.service.recovery import Restarts
 from bot.service.timers import Chosen, Decider, Due, Timers
@@ -51,6 +52,7 @@ class GameService:
         shards: ShardSet | None = None,
     ) -> None:
         self.store = store
+        self.presets = Presets(store)
         self._context = Context(
             store, listener, clock or SystemClock(), Pace(bot_move_delay, turn_timeout, lobby_timeout, hand_pause),
             rng=rng, shards=shards, takeover_level=takeover_level if takeover_level in BOT_LEVELS else "random",

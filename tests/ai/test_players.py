@@ -20,7 +20,7 @@ def is_legal(game: Game, seat: int, move: Move) -> bool:
     if move.kind == "draw":
         return game.can_draw(seat, bool(move.value))
     if move.kind == "blind_nil":
-        return game.can_bid(seat, 0, blind=True)
+        return game.can_bid(seat, move.value, blind=True)
     return game.can_reveal(seat)
 
 

@@ -14,6 +14,7 @@ from bot.engine import (
     IllegalBid,
     NotYourTurn,
     Phase,
+    RuleError,
     Rules,
     WrongPhase,
     card_code,
@@ -166,3 +167,19 @@ def test_a_damaged_draw_event_is_refused_on_load():
     with pytest.raises(BadRecord):
         Game.from_json(data)
     assert card_code(game.hand_of(0)[0]) in {d["card"] for d in export_record(game)["hands"][0]["draws"]}
+
+
+def test_duo_refuses_trailing_blind_bids_and_makes_forced_bids_once_the_draw_is_over():
+    with refused(RuleError, "blind_bids can't be played in duo: players see every card they draw; "
+                            "use blind_bids=off."):
+        Game.new("g", "duo", Rules(blind_bids=True))
+    game = new_game("duo", Rules(bidding="mirrors"))
+    game.deal([(), ()], (), duo_stock())
+    while game.phase is Phase.DRAWING:
+        assert game.hand_logs[-1].bids == []  # nobody bids before the draw is over
+        seat = game.turn
+        assert seat is not None
+        game.draw(seat, True)
+    spades = [sum(1 for c in game.hand_of(s) if c >= parse_card("2S")) for s in (0, 1)]
+    assert game.phase is Phase.PLAYING  # under mirrors every bid is forced: the bot made both
+    assert [(b.seat, b.bid, b.forced) for b in game.hand_logs[-1].bids] == [(0, spades[0], True), (1, spades[1], True)]

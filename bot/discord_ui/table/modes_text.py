@@ -13,7 +13,7 @@ from bot.engine import Mode, Rules, SeatView, TableView, card_label
 
 # Options that mean nothing in a mode: not listed in its rules nor its lobby line.
 NOT_IN_MODE: dict[Mode, frozenset[str]] = {
-    Mode.DUO: frozenset({"blind_nil", "blind_nil_deficit", "blind_nil_value"}),  # the draw shows every card
+    Mode.DUO: frozenset({"blind_nil", "blind_nil_deficit", "blind_nil_value", "blind_bids"}),  # the draw shows all
 }
 
 DRAW_WAYS = "**Keep** or **Discard** on your panel, or type `/spades draw keep:yes` or `keep:no`"

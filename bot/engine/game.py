@@ -546,6 +546,8 @@ class Game:
         return self._draw.left if self._draw is not None else 0
 
     def verify_draw(self, seat: int, keep: bool) -> None:
+        if not self.mode.draws:
+            raise WrongPhase(f"There is no draw in {self.mode}: the cards are dealt.")
         self._check_turn(seat, Phase.DRAWING)
         if not isinstance(keep, bool):
             raise IllegalAction("Keep the card or discard it: answer yes or no.")

@@ -367,8 +367,11 @@ class Table:
                 assert answer.content.startswith(f"You kept {drawn['card']} and discarded "), answer
             else:
                 assert answer.content.endswith(f" and discarded {drawn['card']}."), answer
-            await self.fake.wait_until(lambda: DRAWN.search(panel.text) != drawn or self.phase_in(panel) != "draw",
-                                       10, "the panel to follow the draw")
+            def moved_on() -> bool:  # every card is drawn once: the panel no longer offers this one
+                shown_now = DRAWN.search(panel.text)
+                return shown_now is None or shown_now["card"] != drawn["card"]
+
+            await self.fake.wait_until(moved_on, 10, "the panel to follow the draw")
         else:
             answer = await self.spades.click(user, panel, f"spades:draw:{self.game_id}:{choice}")
             assert answer is panel, panel.text

@@ -60,3 +60,32 @@ async def test_five_players_with_four_computers_by_slash_commands(spades: Spades
     in_record = [("play", s, card) for hand in record["hands"] for trick in hand["tricks"]
                  for s, card in trick["plays"] if s == seat]
     assert [m for m in mine if m[0] == "play"] == in_record
+
+
+async def test_the_draw_by_slash_commands_alone(spades: Spades) -> None:
+    alice = spades.member("Alice")
+    channel = spades.channel("duo-typed")
+    table = Table(spades, channel, [alice])
+    lobby = await table.open(alice, mode="duo", target=50, mercy=50)
+    await spades.command(alice, channel, "addbot", level="normal")
+    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
+    await spades.command(alice, channel, "start")
+    await table.wait_table(lambda m: "to draw" in m.text, "the draw on the table")
+    table.read_seats()
+    draws = 0
+    while True:
+        turn = await table.whose_turn()
+        assert turn is not None
+        if turn.phase != "draw":
+            break
+        await table.act(turn, style="command")
+        draws += 1
+    assert draws == 13 and turn.phase == "bid"
+    dm = await table.hand_dm(alice, 1)
+    assert dm is not None and "**Your hand** · Duo Spades · hand 1" in dm.content
+    answer = await spades.command(alice, channel, "draw", keep="yes")
+    assert answer.ephemeral and answer.content == "The draw is over."
+    record = await spades.record(alice, channel)
+    mine = [d for d in record["hands"][0]["draws"]]
+    assert len(mine) == 26 and {d["seat"] for d in mine} == {table.seat_of(alice)}  # only her own
+    check_record(record, public=True)

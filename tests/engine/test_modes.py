@@ -115,6 +115,13 @@ def test_duo_refuses_a_dealt_hand_and_a_short_stock():
         new_game("solo").deal([(), (), (), ()], (), duo_stock())
 
 
+def test_only_duo_has_a_draw():
+    game = new_game("five")
+    game.deal()
+    with refused(WrongPhase, "There is no draw in five: the cards are dealt."):
+        game.draw(0, True)
+
+
 def test_a_draw_answer_must_be_yes_or_no():
     game = new_game("duo")
     game.deal()

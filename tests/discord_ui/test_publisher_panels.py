@@ -123,6 +123,6 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
     publisher.limits.note(f"PATCH /webhooks/{click.application_id}/{click.token}/messages/{{id}}", 200,
                           {"x-ratelimit-remaining": "0", "x-ratelimit-reset-after": "0.3"}, None)
     spent_at = time.monotonic()
-    assert await publisher._edit_table(live, 123, webhooks.Via(click, spent_at))  # type: ignore[arg-type]
+    assert await publisher.channel.edit_table(live, 123, webhooks.Via(click, spent_at))  # type: ignore[arg-type]
     assert sent and sent[0][1] == 123 and sent[0][0] - spent_at >= 0.3 - 0.01  # once the window let it
     await publisher.close(timeout=0.1)

@@ -33,6 +33,7 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.pictures.chart import score_chart_png
 from bot.discord_ui.safe_text import quoted_parts, shown
 from bot.discord_ui.table import faces, render
+from bot.discord_ui.table.channel import TABLE_MAX_AGE, GameChannel, public
 from bot.discord_ui.table.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
 from bot.discord_ui.table.faces import Face
 from bot.discord_ui.table.hand_dms import HandDMs
@@ -43,7 +44,6 @@ from bot.discord_ui.text import MODE_TITLES
 from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
 from bot.discord_ui.transport.budget import Priority, RestBudget
 from bot.discord_ui.transport.fastpath import FastEdits
-from bot.engine import Phase, TableView
 from bot.service import (
     ActedForPlayer,
     Change,
@@ -63,12 +63,6 @@ from bot.service import (
 
 log = logging.getLogger(__name__)
 
-TABLE_MAX_AGE = 55 * 60  # Discord refuses edits to messages older than an hour
-# Discord takes 5 message edits per 5 s per channel. A table edited through the channel at most
-# every 1.25 s uses 4: discord.py never has to hold an edit (and the lane with it) for the bucket,
-# and a process started again at once, which can't know what the killed one spent, has the fifth.
-CHANNEL_EDIT_GAP = 1.25
-BURIED_AFTER = 4  # messages below the table that make it worth posting again at the bottom
 
 
 class Publisher:
@@ -91,7 +85,8 @@ class Publisher:
         self.limits = self.transport.limits  # the token's one rate-limit state
         self.pace = WebhookPace(self.limits)  # edits through each interaction's webhook, by its bucket
         self.edits = edits or FastEdits(self.transport, lambda: client.http.token)  # without discord.py
-        self.dms = HandDMs(client, self.budget, self.edits, self._say)
+        self.channel = GameChannel(client, games, self.budget, self.edits, self.pace, self.webhooks, refresh_interval)
+        self.dms = HandDMs(client, self.budget, self.edits, self.channel.say)
 
     # The service calls this with the game's lock held: only enqueue, never wait.
     def publish(self, live: LiveGame, changes: Sequence[Change | Repost | Wake]) -> None:
@@ -227,7 +222,7 @@ class Publisher:
         at most once per refresh interval (a burst of moves is one edit), at once when it must be
         posted or shows the end of the game."""
         while True:
-            wait = self._table_due_in(desk) if desk.table_stale else None
+            wait = self.channel.table_due_in(desk) if desk.table_stale else None
             try:
                 live, item = await desk.lane.next(wait)
             except TimeoutError:
@@ -249,7 +244,7 @@ class Publisher:
                     desk.dms.add(functools.partial(self.dms.send_owed, desk, live))
                 if desk.ping is not None and (desk.ping[1] != live.shown.token or not live.active):
                     (ping_id, _, via), desk.ping = desk.ping, None
-                    await self._delete(live.channel_id, ping_id, via)
+                    await self.channel.delete(live.channel_id, ping_id, via)
             desk.lane_busy = False
             if self._done_with(live.game_id, desk, live):
                 return
@@ -261,7 +256,7 @@ class Publisher:
                 desk.repost = False
                 await self._guard(desk, live, lambda: self._post_lobby(live))
             return
-        if desk.repost or desk.table_id is None or not live.active or self._table_due_in(desk) == 0:
+        if desk.repost or desk.table_id is None or not live.active or self.channel.table_due_in(desk) == 0:
             repost, desk.repost = desk.repost, False
             await self._refresh_table(desk, live, repost)
 
@@ -313,37 +308,16 @@ class Publisher:
             minutes = max(1, round(live.turn_timeout / 60))
             text = (f"<@{user_id}>, it's still your turn. If you don't act within about {minutes} min, "
                     "a computer player will move for you.")
-            outcome = await self._guard(desk, live, lambda: self._say(live, text, mention=user_id))
+            outcome = await self._guard(desk, live, lambda: self.channel.say(live, text, mention=user_id))
         elif isinstance(change, ActedForPlayer):
             text = f"{render.seat_name(live, change.seat)} ran out of time, so a computer player moved for them."
-            outcome = await self._guard(desk, live, lambda: self._say(live, text))
+            outcome = await self._guard(desk, live, lambda: self.channel.say(live, text))
         elif isinstance(change, SeatTakenOver):
             text = f"{shown(change.left)} left the game; {render.seat_name(live, change.seat)} plays their seat now."
-            outcome = await self._guard(desk, live, lambda: self._say(live, text))
+            outcome = await self._guard(desk, live, lambda: self.channel.say(live, text))
         post_id = getattr(change, "post_id", None)
         if post_id is not None and outcome is not Outcome.REFUSED:
             await self.games.delivered(post_id)
-
-    def _channel(self, live: LiveGame) -> discord.PartialMessageable:
-        return self.client.get_partial_messageable(live.channel_id, guild_id=live.guild_id,
-                                                   type=discord.ChannelType.text)
-
-    async def _say(self, live: LiveGame, text: str, *, mention: int | None = None,
-                   priority: Priority = Priority.OWED, **kwargs: Any) -> discord.Message:
-        mentions = (discord.AllowedMentions(users=[discord.Object(mention)]) if mention is not None
-                    else discord.AllowedMentions.none())
-        await self.budget.take(priority)
-        return await self._channel(live).send(text, allowed_mentions=mentions, **kwargs)
-
-    async def _delete(self, channel_id: int, message_id: int, via: Via | None = None) -> None:
-        """Remove a message of ours (a replaced table, a turn mention), if it is still there:
-        through the webhook that made it while it can, else through the channel (counted)."""
-        with contextlib.suppress(*CALL_FAILED):
-            if via is not None and via.alive(time.monotonic()):
-                await via.interaction.followup.delete_message(message_id)
-                return
-            await self.budget.take(Priority.CLEANUP)
-            await self.client.get_partial_messageable(channel_id).get_partial_message(message_id).delete()
 
     async def _render_lobby(self, desk: Desk, live: LiveGame) -> None:
         """Bring the lobby message up to date, unless a click's answer already did; through the
@@ -354,29 +328,29 @@ class Publisher:
         via = desk.lobby_via
         with contextlib.suppress(discord.NotFound):  # deleted by someone: /spades table shows it again
             if via is not None and via.alive(time.monotonic()):
-                await self._webhook_turn(via)
+                await self.channel.webhook_turn(via)
                 await self.edits.edit_text(via.interaction, "@original", shown[0], lobby_rows(live))
             else:
                 await self.budget.take(Priority.TABLE)
-                await self._channel(live).get_partial_message(live.lobby_message_id).edit(
+                await self.channel.channel(live).get_partial_message(live.lobby_message_id).edit(
                     content=shown[0], view=lobby_view(live))
             desk.lobby_shown = shown
 
     async def _post_lobby(self, live: LiveGame) -> None:
         """A lobby whose message was lost (deleted, or never posted after a failure) is posted again."""
         old = live.lobby_message_id
-        message = await self._say(live, render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
+        message = await self.channel.say(live, render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
         await self.games.set_lobby_message(live, message.id)
         desk = self._desks.get(live.game_id)
         if desk is not None:
             desk.lobby_via, desk.lobby_shown = None, (render.lobby_text(live), live.status)
         if old is not None:
-            await self._delete(live.channel_id, old)
+            await self.channel.delete(live.channel_id, old)
 
     async def _hand_over(self, desk: Desk, live: LiveGame, change: HandScored) -> None:
         """The table that showed the hand becomes its summary, last trick included; the next hand
         gets a new table below it. No table to turn (deleted, too old): the summary is posted."""
-        face = faces.summary(_public(live), change.hand_number)
+        face = faces.summary(public(live), change.hand_number)
         table, via = change.table_message_id, None
         if desk.table_id == table:
             via = desk.table_via
@@ -385,21 +359,21 @@ class Publisher:
         if table is not None and render.age_seconds(table) < TABLE_MAX_AGE:
             try:
                 if via is not None and via.alive(time.monotonic()):  # the webhook that posted it (not counted)
-                    await self._webhook_turn(via)
+                    await self.channel.webhook_turn(via)
                     await self.edits.edit(via.interaction, table, face)
                 else:
                     await self.budget.take(Priority.OWED)
-                    await self._channel(live).get_partial_message(table).edit(view=draw(face))
+                    await self.channel.channel(live).get_partial_message(table).edit(view=draw(face))
                 return
             except discord.HTTPException as error:  # gone, or in a thread archived since: a new post reopens it
                 if not isinstance(error, discord.NotFound) and error.code != THREAD_ARCHIVED:
                     raise
         # Posted through the channel: a nonce keeps a post repeated after a crash from showing twice.
         await self.budget.take(Priority.OWED)
-        await self._channel(live).send(view=draw(face), **nonce(live, change.post_id))
+        await self.channel.channel(live).send(view=draw(face), **nonce(live, change.post_id))
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
-        table = _public(live)
+        table = public(live)
         names, scores = render.chart_series(table)
         png = await asyncio.to_thread(score_chart_png, names, scores, table.rules.target,
                                       title=f"{MODE_TITLES[table.mode]} Spades",
@@ -410,7 +384,7 @@ class Publisher:
             await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
                                                 allowed_mentions=discord.AllowedMentions.none())
             return
-        await self._say(live, text, view=rematch_view(live.game_id), file=chart, **nonce(live, change.post_id))
+        await self.channel.say(live, text, view=rematch_view(live.game_id), file=chart, **nonce(live, change.post_id))
 
     async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> Outcome:
         text = render.cancelled_text(change.reason)
@@ -423,21 +397,21 @@ class Publisher:
                                             priority=Priority.OWED)
             return Outcome.GIVEN_UP
         await self._guard(desk, live, lambda: self._render_lobby(desk, live))
-        return await self._guard(desk, live, lambda: self._say(live, text, **nonce(live, change.post_id)))
+        return await self._guard(desk, live, lambda: self.channel.say(live, text, **nonce(live, change.post_id)))
 
     async def _ping(self, desk: Desk, live: LiveGame, change: TurnStarted) -> None:
         """One mention for a person whose turn began a few seconds ago, with a way to their cards."""
         if live.shown.token != change.token or live.shown.turn != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
-        text, view = render.ping_text(_public(live), user_id), hand_button_view(live.game_id)
+        text, view = render.ping_text(public(live), user_id), hand_button_view(live.game_id)
         mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:
             sent = await via.interaction.followup.send(text, view=view, allowed_mentions=mentions, wait=True)
             desk.ping = (sent.id, change.token, via)
             return
-        message = await self._say(live, text, mention=user_id, view=view, priority=Priority.TABLE)
+        message = await self.channel.say(live, text, mention=user_id, view=view, priority=Priority.TABLE)
         desk.ping = (message.id, change.token, None)
 
     async def _deal_by_dm(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:
@@ -448,87 +422,8 @@ class Publisher:
     # ------------------------------------------------------------------------- refreshing
     async def _refresh_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
         desk.table_stale = False
-        await self._guard(desk, live, lambda: self._render_table(desk, live, repost))
+        await self._guard(desk, live, lambda: self.channel.render_table(desk, live, repost))
         desk.last_table = time.monotonic()
-
-    def _table_due_in(self, desk: Desk) -> float:
-        """Seconds until the table may be edited again: its pace, and its webhook's share of edits;
-        through the channel, no more often than the channel's edits allow (CHANNEL_EDIT_GAP)."""
-        via, now = desk.table_via, time.monotonic()
-        if via is not None and via.alive(now):
-            gap, webhook = self.refresh_interval, self.pace.ready_in(via.interaction)
-        else:
-            gap, webhook = max(self.refresh_interval, CHANNEL_EDIT_GAP), 0.0
-        return max(0.0, desk.last_table + gap - now, webhook)
-
-    async def _render_table(self, desk: Desk, live: LiveGame, repost: bool) -> None:
-        """Edit the table in place, or post it anew at the bottom (buried, a new hand, too old, or
-        its webhook about to expire). Posts and edits go through a recent interaction's webhook,
-        outside the global limit; the channel endpoints (counted) only when none is live."""
-        table = _public(live)
-        old, old_via = desk.table_id, desk.table_via
-        if old is None and table.phase in (Phase.DEALING, Phase.OVER):
-            return  # the hand's summary says it all until the next deal (or the game-over post)
-        now = time.monotonic()
-        fresh = self.webhooks.fresh(live.channel_id)
-        new_hand = table.hand_number != desk.table_hand
-        buried = desk.below_table >= BURIED_AFTER or (new_hand and desk.below_table > 0)
-        # A table whose webhook is about to expire moves to a fresh one. One edited through the
-        # channel (the bot restarted, or nobody had clicked there lately) stays where people look
-        # until its hand ends or it is buried: its buttons must not vanish under a player's click.
-        expiring = old_via is not None and not old_via.alive(now + self.refresh_interval)
-        if (old is not None and not repost and not (buried and live.active) and render.age_seconds(old) < TABLE_MAX_AGE
-                and not (expiring and fresh is not None)):
-            if await self._edit_table(live, old, old_via):
-                return
-            log.info("game %s: the table message was deleted; posting it again", live.game_id)
-        if fresh is None:  # the click or command that moved the game may be a moment from its answer
-            fresh = await self.webhooks.answered(live.channel_id)
-        if fresh is not None:
-            message_id, desk.table_via = await self.edits.follow_up(fresh.interaction, _table_face(live)), fresh
-        else:
-            await self.budget.take(Priority.TABLE)
-            message_id, desk.table_via = (await self._channel(live).send(view=draw(_table_face(live)))).id, None
-        desk.table_id, desk.below_table, desk.table_hand = message_id, 0, table.hand_number
-        await self.games.set_table_message(live, message_id)
-        if old is not None:
-            await self._delete(live.channel_id, old, old_via)
-
-    async def _edit_table(self, live: LiveGame, table: int, via: Via | None) -> bool:
-        """Bring the table message up to date; False if it is gone. Rendered once the call may go,
-        so a refresh that waited for the budget shows what arrived meanwhile."""
-        try:
-            if via is not None and via.alive(time.monotonic()):
-                await self._webhook_turn(via)
-                await self.edits.edit(via.interaction, table, _table_face(live))
-            else:
-                await self.budget.take(Priority.TABLE)
-                await self._channel(live).get_partial_message(table).edit(view=draw(_table_face(live)))
-        except discord.NotFound:
-            return False
-        return True
-
-    async def _webhook_turn(self, via: Via) -> None:
-        """Wait until an edit through `via`'s webhook keeps within its bucket. The panels riding on it
-        share the bucket; a table edit that doesn't wait for its pace (the game ended, a summary)
-        would otherwise be one too many. (No sleep at all when it may go now: a turn of the loop for
-        nothing, on nearly every table edit.)"""
-        wait = self.pace.ready_in(via.interaction)
-        if wait > 0:
-            await asyncio.sleep(wait)
 
     async def _refresh_panels(self, desk: Desk, live: LiveGame) -> None:
         await desk.panels.refresh(live)
-
-
-def _public(live: LiveGame) -> TableView:
-    """What a started game shows in its channel: its public view as of its last save (taken by the
-    service under the game's lock), never the game itself, which may hold a move being saved."""
-    table = live.shown.table
-    assert table is not None, "only a started game has a table"
-    return table
-
-
-def _table_face(live: LiveGame) -> Face:
-    """The table as last saved (drawn once the call may go, so it shows the latest save)."""
-    return faces.table(_public(live), live.shown.status == "playing")

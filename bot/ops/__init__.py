@@ -61,8 +61,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
             rows = ", ".join(f"{table} {count:,}" for table, count in moved.counts.items() if count)
             damaged = moved.games_damaged and f" ({moved.games_damaged} damaged in the source, copied as they were)"
             print(f"moved to {moved.target}: {rows or 'no rows'}; every table's count matches, "
-                  f"{moved.games_replayed:,} games replay the same{damaged or ''}, "
-                  f"{moved.tournaments:,} tournaments read the same", file=out)
+                  f"{_count(moved.games_replayed, 'game replays', 'games replay')} the same{damaged or ''}, "
+                  f"{_count(moved.tournaments, 'tournament reads', 'tournaments read')} the same", file=out)
     except VerifyError as error:
         print(f"error: {error}", file=err)
         return 1
@@ -70,3 +70,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
         print(f"error: {error}", file=err)
         return 2
     return 0
+
+
+def _count(count: int, one: str, many: str) -> str:
+    return f"{count:,} {one if count == 1 else many}"

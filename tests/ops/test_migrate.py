@@ -45,7 +45,7 @@ def test_a_database_moves_to_postgresql_and_back_and_players_see_the_same(
 
     assert main(["migrate-to", pg_empty_url, "--from", sqlite_url]) == 0
     said = capsys.readouterr().out
-    assert "games 5, seats " in said and "5 games replay the same" in said and "1 tournaments read the same" in said
+    assert "games 5, seats " in said and "5 games replay the same" in said and "1 tournament reads the same" in said
     assert "spades-test-password" not in said
     assert _counts(pg_empty_url) == counts
     assert asyncio.run(what_players_see(pg_empty_url)) == seen

@@ -13,7 +13,7 @@ DEFAULT_RULES = {
     "target": 500, "nil": True, "blind_nil": True, "blind_nil_deficit": 100, "no_exact_total": False,
     "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
     "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
-    "leftover": "last", "jokers": False,
+    "leftover": "last", "jokers": False, "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
 }
 
 
@@ -29,11 +29,32 @@ def _strength(card: str) -> int:
     return RANKS.index(card[:-1])
 
 
-def _deck(rules: dict[str, Any]) -> set[str]:
+def _deck(rules: dict[str, Any], mode: str) -> set[str]:
     deck = {r + s for r in RANKS for s in "SHDC"}
     if rules["jokers"]:
         deck |= {"BJ", "LJ"}
+        if mode != "cutthroat":
+            deck -= {"2C", "2D"}
     return deck
+
+
+def _lowest_club(cards: set[str]) -> str | None:
+    clubs = [c for c in cards if _suit(c) == "C"]
+    return min(clubs, key=_strength) if clubs else None
+
+
+def _house_play_ok(rules: dict[str, Any], cards: set[str], card: str, plays: list[Any], first_trick: bool) -> bool:
+    """The house rules of play (first_trick, must_overtrump) for a seat whose cards are known."""
+    led = _suit(plays[0][1]) if plays else None
+    if first_trick and rules["first_trick"] == "no_spades" and _suit(card) == "S" and led != "S":
+        return all(_suit(c) == "S" for c in cards)
+    if first_trick and rules["first_trick"] == "lowest_club" and led in (None, "C") and _lowest_club(cards):
+        return card == _lowest_club(cards)
+    spades = [_strength(c) for _, c in plays if _suit(c) == "S"]
+    if rules["must_overtrump"] and led not in (None, "S") and spades and all(_suit(c) != led for c in cards):
+        can_beat = any(_suit(c) == "S" and _strength(c) > max(spades) for c in cards)
+        return not can_beat or (_suit(card) == "S" and _strength(card) > max(spades))
+    return True
 
 
 def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None:
@@ -82,16 +103,23 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert hand["set_aside"] == [], "the set-aside cards are secret while the hand runs"
             assert all(len(cards) == tricks_per_hand for cards in deal.values())
             shown = [c for cards in deal.values() for c in cards]
-            assert len(shown) == len(set(shown)) and set(shown) <= _deck(rules)
+            assert len(shown) == len(set(shown)) and set(shown) <= _deck(rules, mode)
         else:
             assert sorted(deal) == list(range(seats))
             all_cards = [c for cards in deal.values() for c in cards] + list(hand["set_aside"])
-            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules), "deal uses the deck"
+            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == _deck(rules, mode), "deal uses the deck"
             assert all(len(cards) == tricks_per_hand for cards in deal.values())
             if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
                 assert hand["set_aside"] == ["2C"]
         # Bids: in order from the dealer's left, in range, total rule.
         first = (hand["dealer"] + 1) % seats
+        leader = first
+        if rules["first_lead"] == "two_clubs":
+            if len(deal) == seats:
+                dealt = {c: s for s, cards in deal.items() for c in cards}
+                leader = dealt[min((c for c in dealt if _suit(c) == "C"), key=_strength)]
+            elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
+                leader = hand["tricks"][0]["leader"]
         bids = hand["bids"]
         assert [b["seat"] for b in bids] == [(first + i) % seats for i in range(len(bids))]
         for b in bids:
@@ -110,7 +138,6 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         voids: dict[int, set[str]] = {s: set() for s in range(seats)}
         played: set[str] = set()
         broken = False
-        leader = first
         won = [0] * seats
         for number, trick in enumerate(tricks, start=1):
             assert trick["leader"] == leader
@@ -119,7 +146,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
             led = _suit(plays[0][1])
             for position, (seat, card) in enumerate(plays):
-                assert card in _deck(rules) and card not in played, f"{card} played twice or not in the deck"
+                assert card in _deck(rules, mode) and card not in played, f"{card} played twice or not in the deck"
                 played.add(card)
                 cards = held[seat]
                 if cards is None:
@@ -136,6 +163,8 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
                             assert all(_suit(c) == "S" for c in cards), "spades led before broken"
                     elif _suit(card) != led:
                         assert all(_suit(c) != led for c in cards), f"seat {seat} reneged"
+                    assert _house_play_ok(rules, cards, card, plays[:position], number == 1), \
+                        f"seat {seat} broke a house rule of play with {card}"
                     cards.discard(card)
                 if _suit(card) == "S":
                     broken = True

@@ -154,7 +154,6 @@ def test_a_runaway_game_is_cancelled_at_the_hand_cap_with_a_valid_record(capsys,
     (["--rule", "target=5"], "target can't be 5: it takes a number from 50 to 1000"),
     (["--rule", "colour=red"], "Unknown rule option “colour”"),
     (["--rule", "target"], "--rule takes KEY=VALUE"),
-    (["--mode", "solo", "--rule", "jokers=true"], "jokers is a cutthroat option"),
     (["--budget", "soon", "--players", "hard,easy,easy"], "A budget is seconds"),
     (["--mode", "bridge"], "invalid choice: 'bridge'"),
 ])

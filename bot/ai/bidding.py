@@ -33,6 +33,9 @@ CALIBRATION = {
     "cutthroat_jokers": Calibration(0.9, 0.6, 0.2, 6, 5.0, 0.85, 0.5, 1.37, 1.86, 1.2, 53),
     "solo": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.98, 0.69, 0.6, 51),
     "partners": Calibration(1.0, 0.75, 0.3, 5, 3.25, 0.9, 0.6, 0.86, 1.0, 0.5, 51),
+    # Jokers in four-seat play: 15 spades in 52 cards, so more spades a hand and two tops above A♠.
+    "solo_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.98, 0.69, 0.6, 53),
+    "partners_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.86, 1.0, 0.5, 53),
 }
 
 
@@ -44,9 +47,7 @@ CLOSER_CALIBRATION = {name: cal._replace(margin=cal.margin - 0.5) if name.starts
 
 def calibration(mode: Mode, rules: Rules, habits: Habits = CURRENT) -> Calibration:
     table = CLOSER_CALIBRATION if habits.closer_cutthroat_bids else CALIBRATION
-    if mode is Mode.CUTTHROAT:
-        return table["cutthroat_jokers" if rules.jokers else "cutthroat"]
-    return table[mode.value]
+    return table[f"{mode.value}_jokers" if rules.jokers else mode.value]
 
 
 def honour_count(hand: int, cal: Calibration) -> float:

@@ -22,6 +22,7 @@ from bot.ai.sampler import ALL_BIDS, Sampler
 from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
+from bot.engine.play_rules import first_leader
 
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
 MIN_ITERATIONS = 4
@@ -226,7 +227,7 @@ class HardPlayer:
         sampler = Sampler(view, self.rng)
         scorer = Scorer(view)
         seat = view.seat
-        leader = (view.dealer + 1) % view.seats
+        left_of_dealer = (view.dealer + 1) % view.seats
         others_legal = ALL_BIDS[1 if not view.rules.nil else 0:view.tricks_per_hand + 1]
         totals = [0.0] * len(candidates)
         tricks = [0] * len(candidates)
@@ -236,10 +237,12 @@ class HardPlayer:
             hands = sampler.deal_fitting_bids()
             bids = [b if b is not None else bid_for_hand(hands[s], view.mode, view.rules, others_legal)
                     for s, b in enumerate(view.bids)]
+            leader = first_leader(view.rules, hands, left_of_dealer)
             for index, candidate in enumerate(candidates):
                 bids[seat] = candidate
                 state = PlayState(view.rules, view.mode is Mode.PARTNERS, hands[:], bids, view.blind,
-                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False)
+                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False,
+                                  deck=view.deck_mask)
                 rollout(state)
                 totals[index] += scorer.rewards(state)[seat]
                 tricks[index] += state.won[seat]

@@ -10,10 +10,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card
+from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card, mask_of
+from bot.engine.play_rules import deck as deck_cards
+from bot.engine.play_rules import narrow, restricts_play
 
 JOKER_FULL_DECK = (1 << 54) - 1
-JOKERS = JOKER_FULL_DECK ^ ((1 << 52) - 1)
+
+
+def deck_mask(mode: Mode, rules: Rules) -> int:
+    """The cards in play in a game of this mode and rules (the others count as gone in search)."""
+    return mask_of(deck_cards(mode, rules))
 
 
 def legal_mask(hand: int, led: int, broken: bool, must_break: bool) -> int:
@@ -36,9 +42,11 @@ class PlayState:
         "bids",
         "blinds",
         "broken",
+        "first_trick",
         "hands",
         "led",
         "must_break",
+        "narrowed",
         "partners",
         "played",
         "rules",
@@ -51,9 +59,13 @@ class PlayState:
 
     def __init__(self, rules: Rules, partners: bool, hands: list[int], bids: Sequence[int],
                  blinds: Sequence[bool], won: list[int], bags: Sequence[int], turn: int,
-                 tricks_left: int, played: int, broken: bool) -> None:
+                 tricks_left: int, played: int, broken: bool, *, deck: int) -> None:
+        """``played`` holds the cards of the completed tricks (none: this is the hand's first trick);
+        ``deck`` the cards in play (:func:`deck_mask`)."""
         self.rules = rules
         self.must_break = rules.spades_must_break
+        self.narrowed = restricts_play(rules)
+        self.first_trick = not played
         self.partners = partners
         self.seats = len(hands)
         self.hands = hands
@@ -63,7 +75,7 @@ class PlayState:
         self.bags = tuple(bags)
         self.turn = turn
         self.tricks_left = tricks_left
-        self.played = played if rules.jokers else played | JOKERS  # jokers out of the deck count as gone
+        self.played = played | (JOKER_FULL_DECK & ~deck)  # cards out of the deck count as gone
         self.broken = broken
         self.trick: list[tuple[int, Card]] = []
         self.led = -1
@@ -80,7 +92,8 @@ class PlayState:
         state = cls(view.rules, view.mode is Mode.PARTNERS, hands,
                     bids if bids is not None else [b or 0 for b in view.bids], view.blind,
                     list(view.tricks_won), view.bags, view.seat if view.turn is None else view.turn,
-                    view.tricks_per_hand - len(view.tricks), view.played_mask, view.spades_broken)
+                    view.tricks_per_hand - len(view.tricks),
+                    mask_of(c for t in view.tricks for _, c in t.plays), view.spades_broken, deck=view.deck_mask)
         for seat, card in view.trick:
             state.add_to_trick(seat, card)
         return state
@@ -89,6 +102,7 @@ class PlayState:
         other = PlayState.__new__(PlayState)
         other.rules, other.must_break, other.partners, other.seats = (
             self.rules, self.must_break, self.partners, self.seats)
+        other.narrowed, other.first_trick = self.narrowed, self.first_trick
         other.hands, other.won, other.trick = self.hands[:], self.won[:], self.trick[:]
         other.bids, other.blinds, other.bags, other.turn = self.bids, self.blinds, self.bags, self.turn
         other.tricks_left, other.played, other.broken = self.tricks_left, self.played, self.broken
@@ -96,7 +110,10 @@ class PlayState:
         return other
 
     def legal(self, seat: int) -> int:
-        return legal_mask(self.hands[seat], self.led, self.broken, self.must_break)
+        legal = legal_mask(self.hands[seat], self.led, self.broken, self.must_break)
+        if self.narrowed:  # the house rules of play: the engine's own function
+            return narrow(self.rules, legal, self.first_trick, self.led, self.best if self.best >= FIRST_SPADE else -1)
+        return legal
 
     def add_to_trick(self, seat: int, card: Card) -> None:
         """Put a card on the trick (a card already gone from the hand, as when rebuilding a view)."""
@@ -120,6 +137,7 @@ class PlayState:
             return
         winner = self.best_seat
         self.won[winner] += 1
+        self.first_trick = False
         self.trick = []
         self.led = -1
         self.best = -1

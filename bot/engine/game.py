@@ -14,11 +14,10 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from bot.engine import play_rules
 from bot.engine.cards import (
     FIRST_SPADE,
-    JOKER_DECK,
     NON_SPADE_MASK,
-    STANDARD_DECK,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
@@ -123,6 +122,7 @@ class Game:
         "_led_suit",
         "_log",
         "_names",
+        "_narrowed",
         "_phase",
         "_seat_side",
         "_side_bags",
@@ -188,6 +188,7 @@ class Game:
         self._side_bags = [0] * self.sides
         self._ended: Ending | None = None
         self._winners: tuple[int, ...] = ()
+        self._narrowed = play_rules.restricts_play(rules)
 
     # ----------------------------------------------------------------- creation and persistence
     @classmethod
@@ -395,20 +396,41 @@ class Game:
     def legal_mask(self, seat: int) -> int:
         if self._phase is not Phase.PLAYING or seat != self._turn:
             return 0
-        hand = self._hands[seat]
+        legal = self._plain_legal(self._hands[seat])
+        if self._narrowed:
+            return play_rules.narrow(self.rules, legal, *self._trick_context())
+        return legal
+
+    def _plain_legal(self, hand: int) -> int:
+        """Follow suit; don't lead an unbroken spade: the rules every game plays by."""
         if self._trick:
-            follow = hand & SUIT_MASKS[self._led_suit]
-            return follow or hand
+            return hand & SUIT_MASKS[self._led_suit] or hand
         if self.rules.spades_must_break and not self._broken:
             return hand & NON_SPADE_MASK or hand
         return hand
 
+    def _trick_context(self) -> tuple[bool, int, Card]:
+        """What the house rules of play look at: first trick?, the suit led (-1: none yet), the top spade."""
+        led = self._led_suit if self._trick else -1
+        return self._tricks_left == self.tricks_per_hand, led, play_rules.highest_spade(self._trick)
+
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
         return cards_of(self.legal_mask(seat))
 
+    def play_note(self, seat: int) -> str | None:
+        """Why a house rule of play takes cards away from the seat on turn now, in the words of its refusal."""
+        legal = self.legal_mask(seat) if self._narrowed else 0
+        if not legal:
+            return None
+        plain = self._plain_legal(self._hands[seat])
+        dropped = plain & ~legal
+        if not dropped:
+            return None
+        return play_rules.refusal(self.rules, plain, *self._trick_context(), dropped.bit_length() - 1)
+
     # ------------------------------------------------------------------------------ deal
     def deck(self) -> tuple[Card, ...]:
-        return JOKER_DECK if self.rules.jokers else STANDARD_DECK
+        return play_rules.deck(self.mode, self.rules)
 
     def verify_deal(
         self, hands: Sequence[Sequence[Card]] | None = None, set_aside: Sequence[Card] | None = None
@@ -463,7 +485,7 @@ class Game:
         self._hidden = list(self._eligible)
         self._phase = Phase.BIDDING
         self._turn = (dealer + 1) % self.seats
-        self._trick_leader = self._turn
+        self._trick_leader = play_rules.first_leader(self.rules, self._hands, self._turn)
         self._events.append(event)
         return event
 
@@ -599,6 +621,10 @@ class Game:
         elif (card >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
               and hand & NON_SPADE_MASK):
             raise IllegalCard("Spades haven't been broken: lead another suit.")
+        if self._narrowed:
+            reason = play_rules.refusal(self.rules, self._plain_legal(hand), *self._trick_context(), card)
+            if reason:
+                raise IllegalCard(reason)
 
     def can_play(self, seat: int, card: Card) -> bool:
         try:

@@ -67,10 +67,19 @@ OPTIONS: dict[str, _Option] = {
     "nil_tricks_help_partner": _Option("bool", help="partners: a nil bidder's tricks count for the partner"),
     "mercy": _Option("optional_int", 50, 1000, help="the game ends when someone drops to −mercy"),
     "leftover": _Option("choice", choices=("last", "two_clubs"), help="cutthroat: the card set aside"),
-    "jokers": _Option("bool", help="cutthroat: both jokers as top spades, 18 cards each"),
+    "jokers": _Option("bool", help="both jokers as top spades (cutthroat: 18 cards each; solo, partners: 2♣ 2♦ out)"),
     "hints": _Option("choice", choices=("auto", "on", "off"),
                      help="the Hint button (auto: on in games with a computer player, off among people only)"),
+    # House rules of cards and play (RULES.md "Cards and play"; bot/engine/play_rules.py)
+    "first_lead": _Option("choice", choices=("dealer_left", "two_clubs"),
+                          help="who leads the first trick: left of the dealer, or the holder of the lowest club"),
+    "first_trick": _Option("choice", choices=("free", "no_spades", "lowest_club"),
+                           help="the first trick: any card, no spade unless nothing else, or everyone's lowest club"),
+    "must_overtrump": _Option("bool", help="a player who can't follow must beat a spade already on the trick if able"),
 }
+
+# Jokers replace the 2♣ and 2♦ in four-seat modes; other modes have no reading for them.
+_JOKER_MODES = frozenset({"cutthroat", "solo", "partners"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +102,10 @@ class Rules:
     leftover: str = "last"
     jokers: bool = False
     hints: str = "auto"  # not a rule of play: whether players may ask the hard player for a hint
+    # House rules of cards and play
+    first_lead: str = "dealer_left"
+    first_trick: str = "free"
+    must_overtrump: bool = False
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -119,8 +132,8 @@ class Rules:
 
     def check_mode(self, mode: Mode) -> None:
         """Options that only make sense for some modes are refused for the others."""
-        if self.jokers and mode is not Mode.CUTTHROAT:
-            raise RuleError("jokers is a cutthroat option (54 cards, 18 each); use jokers=false.")
+        if self.jokers and mode.value not in _JOKER_MODES:
+            raise RuleError(f"jokers isn't played in {mode.value}: use jokers=false.")
 
     def changed(self) -> dict[str, Any]:
         """The options that differ from the defaults, for short lobby and table lines."""

@@ -35,6 +35,7 @@ class SeatView(NamedTuple):
     can_blind_nil: bool
     legal_bids: tuple[int, ...]
     legal_cards: tuple[Card, ...]
+    play_note: str | None  # why a house rule of play holds back some of the seat's cards now
     bids: tuple[int | None, ...]
     blind: tuple[bool, ...]
     tricks_won: tuple[int, ...]
@@ -46,7 +47,7 @@ class SeatView(NamedTuple):
     scores: tuple[int, ...]
     bags: tuple[int, ...]
     tricks_per_hand: int
-    deck_size: int
+    deck_mask: int  # the cards in play this game (jokers in, or some twos out, by mode and rules)
 
     @property
     def my_turn(self) -> bool:
@@ -59,8 +60,7 @@ class SeatView(NamedTuple):
 
     def unseen_cards(self) -> tuple[Card, ...]:
         """Cards this seat can't see: in other hands, or set aside."""
-        deck = (1 << self.deck_size) - 1
-        return cards_of(deck & ~self.played_mask & ~mask_of(self.hand))
+        return cards_of(self.deck_mask & ~self.played_mask & ~mask_of(self.hand))
 
 
 def seat_view(game: Game, seat: int) -> SeatView:
@@ -83,6 +83,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         can_blind_nil=hidden and game.can_bid(seat, 0, blind=True),
         legal_bids=game.legal_bids(seat),
         legal_cards=game.legal_cards(seat),
+        play_note=game.play_note(seat),
         bids=tuple(game.bids),
         blind=tuple(game.blind),
         tricks_won=game.tricks_won,
@@ -94,7 +95,7 @@ def seat_view(game: Game, seat: int) -> SeatView:
         scores=game.scores,
         bags=game.bags,
         tricks_per_hand=game.tricks_per_hand,
-        deck_size=len(game.deck()),
+        deck_mask=mask_of(game.deck()),
     )
 
 

@@ -17,6 +17,8 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("cutthroat", Rules(blind_nil_deficit=0, set_penalty="zero")),
     ("solo", Rules(no_exact_total=True)),
     ("partners", Rules(blind_nil_deficit=0, nil_tricks_help_partner=True)),
+    ("partners", Rules(jokers=True, first_lead="two_clubs", first_trick="lowest_club", must_overtrump=True)),
+    ("solo", Rules(jokers=True, first_trick="no_spades", must_overtrump=True, spades_must_break=False)),
 ]
 
 

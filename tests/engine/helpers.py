@@ -86,12 +86,10 @@ rule_sets = st.builds(
     mercy=st.sampled_from([None, 50, 100]),
     leftover=st.sampled_from(["last", "two_clubs"]),
     jokers=st.booleans(),
+    first_lead=st.sampled_from(["dealer_left", "two_clubs"]),
+    first_trick=st.sampled_from(["free", "no_spades", "lowest_club"]),
+    must_overtrump=st.booleans(),
 )
-
-
-def fit_mode(mode: Mode, rules: Rules) -> Rules:
-    """Jokers are a cutthroat option; drop them for the four-seat modes."""
-    return rules.with_options(jokers=False) if rules.jokers and mode is not Mode.CUTTHROAT else rules
 
 
 def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], None] | None = None) -> Game:

@@ -8,7 +8,6 @@ from bot.engine import (
     BIG_JOKER,
     LITTLE_JOKER,
     CardParseError,
-    Game,
     Mode,
     RuleError,
     Rules,
@@ -59,6 +58,7 @@ def test_rules_defaults_match_rules_md():
         "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
         "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
         "leftover": "last", "jokers": False, "hints": "auto",
+        "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
     }
 
 
@@ -93,12 +93,6 @@ def test_bad_options_are_refused_with_the_allowed_values(options, message):
     with pytest.raises(RuleError) as error:
         Rules.from_options(options)
     assert str(error.value).startswith(message)
-
-
-def test_jokers_only_in_cutthroat():
-    with refused(RuleError, "jokers is a cutthroat option (54 cards, 18 each); use jokers=false."):
-        Game.new("g", "solo", Rules(jokers=True))
-    Rules(jokers=True).check_mode(Mode.CUTTHROAT)
 
 
 def test_unknown_mode_lists_the_modes():

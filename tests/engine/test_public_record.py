@@ -30,7 +30,7 @@ from bot.engine import (
     public_record,
     record_for,
 )
-from tests.engine.helpers import deal, fit_mode, new_game, random_game, rule_sets
+from tests.engine.helpers import deal, new_game, random_game, rule_sets
 from tests.record_check import check_record
 
 CARD_CODES = {card_code(card) for card in range(BIG_JOKER + 1)}
@@ -127,7 +127,7 @@ def sampled_checks(seed: int) -> Any:
 @settings(max_examples=40, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mode=st.sampled_from(list(Mode)), rules=rule_sets, seed=st.integers(0, 2**32))
 def test_a_running_games_public_record_shows_only_public_cards(mode, rules, seed):
-    random_game(mode, fit_mode(mode, rules), seed, on_step=sampled_checks(seed))
+    random_game(mode, rules, seed, on_step=sampled_checks(seed))
 
 
 def test_the_unfinished_trick_is_in_both_records_without_a_winner():

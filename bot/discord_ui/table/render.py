@@ -44,8 +44,8 @@ BAG_WARNING = 3  # bags short of the limit from which a summary warns about the 
 SUIT_DISPLAY_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦: colours alternate, as players hold cards
 MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.CUTTHROAT: ("leftover", "jokers"),
-    Mode.SOLO: (),
-    Mode.PARTNERS: ("nil_tricks_help_partner",),
+    Mode.SOLO: ("jokers",),
+    Mode.PARTNERS: ("nil_tricks_help_partner", "jokers"),
 }
 MODE_ONLY = {name for names in MODE_OPTIONS.values() for name in names}
 
@@ -231,13 +231,16 @@ def panel_status(view: SeatView) -> str:
     if view.phase is Phase.BIDDING:
         return "**Your turn to bid.**"
     if not view.trick:
+        if view.play_note:  # a house rule of play holds cards back: say which, in the words of its refusal
+            return f"**Your lead.** {view.play_note}"
         if view.rules.spades_must_break and not view.spades_broken and len(view.legal_cards) < len(view.hand):
             return "**Your lead.** Spades aren't broken yet."
         return "**Your lead.**"
     led = SUIT_OF[view.trick[0][1]]
     follow = any(SUIT_OF[c] == led for c in view.hand)
     how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
-    return f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}, {how}."
+    led_line = f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}"
+    return f"{led_line}. {view.play_note}" if view.play_note else f"{led_line}, {how}."
 
 
 def panel_title(view: SeatView) -> str:

@@ -33,6 +33,7 @@ from bot.engine import (
     card_label,
     display_sorted,
     export_record,
+    fast_finish,
     parse_card,
     seat_view,
 )
@@ -313,8 +314,12 @@ class TerminalGame:
             if len(hand.tricks) == tricks_before:
                 self.say(trick_line(game.names, tricks_before + 1, game.trick, self.style))
             else:
-                done = hand.tricks[-1]
-                self.say(trick_line(game.names, tricks_before + 1, done.plays, self.style, done.winner))
+                auto_from = len(hand.tricks) - hand.fast_finished
+                for number in range(tricks_before, len(hand.tricks)):
+                    if number == auto_from:  # the rest of the hand played itself
+                        self.say(fast_finish.summary(game.names, [t.winner for t in hand.tricks[auto_from:]]))
+                    done = hand.tricks[number]
+                    self.say(trick_line(game.names, number + 1, done.plays, self.style, done.winner))
                 if hand.result is not None:
                     self.say("", *summary_lines(game, self.style))
 

@@ -14,6 +14,7 @@ DEFAULT_RULES = {
     "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
     "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
     "leftover": "last", "jokers": False, "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
+    "fast_finish": True, "nil_pass": "off",
 }
 
 
@@ -55,6 +56,33 @@ def _house_play_ok(rules: dict[str, Any], cards: set[str], card: str, plays: lis
         can_beat = any(_suit(c) == "S" and _strength(c) > max(spades) for c in cards)
         return not can_beat or (_suit(card) == "S" and _strength(card) > max(spades))
     return True
+
+
+def _exchange(rules: dict[str, Any], mode: str, hand: dict[str, Any], bids: list[dict[str, Any]],
+              held: dict[int, set[str] | None], complete: bool) -> None:
+    """nil_pass: the passes fit the bids (1 card each, 2 for a blind nil, between the partners of a
+    team with a nil), and the cards change hands (where the hands are known)."""
+    passes = hand.get("passes", [])
+    nil_of = {b["seat"]: (b["bid"] == 0, b["blind"]) for b in bids}
+    expected = {}
+    if rules["nil_pass"] == "one_two" and mode == "partners" and len(bids) == len(held):
+        for team in ((0, 2), (1, 3)):
+            if any(nil_of[s][0] for s in team):
+                count = 2 if any(nil_of[s] == (True, True) for s in team) else 1
+                expected.update({team[0]: (team[1], count), team[1]: (team[0], count)})
+    for p in passes:
+        to, count = expected[p["from"]]
+        assert p["to"] == to and (len(p["cards"]) == count if complete else 1 <= len(p["cards"]) <= count)
+        cards = held[p["from"]]
+        if cards is not None:
+            assert set(p["cards"]) <= cards, "a seat passed a card it was not dealt"
+            cards -= set(p["cards"])
+    for p in passes:
+        receiver = held[p["to"]]
+        if receiver is not None:
+            receiver |= set(p["cards"])
+    if complete:
+        assert {p["from"] for p in passes} == set(expected), "every partner of a nil passes"
 
 
 def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None:
@@ -113,13 +141,6 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
                 assert hand["set_aside"] == ["2C"]
         # Bids: in order from the dealer's left, in range, total rule.
         first = (hand["dealer"] + 1) % seats
-        leader = first
-        if rules["first_lead"] == "two_clubs":
-            if len(deal) == seats:
-                dealt = {c: s for s, cards in deal.items() for c in cards}
-                leader = dealt[min((c for c in dealt if _suit(c) == "C"), key=_strength)]
-            elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
-                leader = hand["tricks"][0]["leader"]
         bids = hand["bids"]
         assert [b["seat"] for b in bids] == [(first + i) % seats for i in range(len(bids))]
         for b in bids:
@@ -134,7 +155,15 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         assert not tricks or len(bids) == seats, "play starts once everyone has bid"
         assert len(tricks) <= tricks_per_hand
         held: dict[int, set[str] | None] = {s: set(deal[s]) if s in deal else None for s in range(seats)}
-        shown_cards = {c for cards in deal.values() for c in cards}
+        _exchange(rules, mode, hand, bids, held, complete)
+        shown_cards = {c for cards in held.values() if cards is not None for c in cards}
+        leader = first
+        if rules["first_lead"] == "two_clubs":
+            if all(cards is not None for cards in held.values()):
+                dealt = {c: s for s, cards in held.items() if cards is not None for c in cards}
+                leader = dealt[min((c for c in dealt if _suit(c) == "C"), key=_strength)]
+            elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
+                leader = hand["tricks"][0]["leader"]
         voids: dict[int, set[str]] = {s: set() for s in range(seats)}
         played: set[str] = set()
         broken = False
@@ -179,6 +208,10 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert trick["winner"] == winner
             won[winner] += 1
             leader = winner
+        if "fast_finish" in hand:  # the last tricks played themselves: only in a finished hand, with the rule on
+            assert complete and rules["fast_finish"] and 2 <= hand["fast_finish"]["from_trick"] <= len(tricks)
+        elif complete:  # with the rule on, at least the last trick (one card each) plays itself
+            assert not rules["fast_finish"], "a hand played to its last card under fast_finish"
         if not complete:
             continue
         assert len(tricks) == tricks_per_hand and all(not h for h in held.values())

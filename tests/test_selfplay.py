@@ -42,10 +42,11 @@ def replay(record: dict[str, Any]) -> Game:
             if game.cards_hidden(bid["seat"]) and not bid["blind"]:
                 game.reveal(bid["seat"])
             game.bid(bid["seat"], bid["bid"], blind=bid["blind"])
-        for trick in hand["tricks"]:
+        chosen = hand["fast_finish"]["from_trick"] - 1 if "fast_finish" in hand else len(hand["tricks"])
+        for trick in hand["tricks"][:chosen]:
             for seat, card in trick["plays"]:
                 game.play(seat, parse_card(card))
-        result = game.hand_logs[-1].result
+        result = game.hand_logs[-1].result  # the tricks that played themselves, played again by the engine
         assert result is not None and list(result.scores) == hand["result"]["scores"]
     return game
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card, mask_of
+from bot.engine.cards import FIRST_SPADE, SUIT_OF, Card, mask_of
 from bot.engine.play_rules import deck as deck_cards
-from bot.engine.play_rules import narrow, restricts_play
+from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
 JOKER_FULL_DECK = (1 << 54) - 1
 
@@ -20,15 +20,6 @@ JOKER_FULL_DECK = (1 << 54) - 1
 def deck_mask(mode: Mode, rules: Rules) -> int:
     """The cards in play in a game of this mode and rules (the others count as gone in search)."""
     return mask_of(deck_cards(mode, rules))
-
-
-def legal_mask(hand: int, led: int, broken: bool, must_break: bool) -> int:
-    """The cards a seat may play; ``led`` is the suit led, or -1 when the seat leads."""
-    if led >= 0:
-        return hand & SUIT_MASKS[led] or hand
-    if must_break and not broken:
-        return hand & NON_SPADE_MASK or hand
-    return hand
 
 
 class PlayState:
@@ -110,7 +101,7 @@ class PlayState:
         return other
 
     def legal(self, seat: int) -> int:
-        legal = legal_mask(self.hands[seat], self.led, self.broken, self.must_break)
+        legal = plain_legal(self.hands[seat], self.led, self.broken, self.must_break)
         if self.narrowed:  # the house rules of play: the engine's own function
             return narrow(self.rules, legal, self.first_trick, self.led, self.best if self.best >= FIRST_SPADE else -1)
         return legal

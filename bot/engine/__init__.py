@@ -27,9 +27,11 @@ from bot.engine.errors import (
 from bot.engine.events import (
     BidMade,
     Cancelled,
+    CardPassed,
     CardPlayed,
     Dealt,
     Event,
+    FastFinished,
     Forfeited,
     Revealed,
     event_from_json,
@@ -67,8 +69,8 @@ from bot.engine.view import (
 
 __all__ = [
     "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "POINTS_BY_PLACE",
-    "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError",
-    "CardPlayed", "Dealt", "Ending", "EngineError", "Entrant", "Event", "Forfeited", "Game", "HandLog",
+    "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError", "CardPassed",
+    "CardPlayed", "Dealt", "Ending", "EngineError", "Entrant", "Event", "FastFinished", "Forfeited", "Game", "HandLog",
     "HandResult", "IllegalAction", "IllegalBid", "IllegalCard", "Mode", "NotYourTurn", "Phase", "PublicHand",
     "RecordView", "Revealed",
     "RoundResult", "RuleError", "Rules", "SeatTally", "SeatView", "SideScore", "Stage", "Standing", "Table",

@@ -52,6 +52,16 @@ def first_leader(rules: Rules, hands: Sequence[int], left_of_dealer: int) -> int
     return left_of_dealer
 
 
+def plain_legal(hand: int, led: int, broken: bool, must_break: bool) -> int:
+    """The rules every game plays by: follow the suit led (``led``, or -1 for the leader); don't lead
+    a spade before spades are broken unless nothing else is left."""
+    if led >= 0:
+        return hand & SUIT_MASKS[led] or hand
+    if must_break and not broken:
+        return hand & NON_SPADE_MASK or hand
+    return hand
+
+
 def highest_spade(trick: Sequence[tuple[int, Card]]) -> Card:
     """The highest spade on a trick, or -1."""
     return max((card for _, card in trick if card >= FIRST_SPADE), default=-1)

@@ -75,10 +75,14 @@ def test_a_whole_game_reads_like_a_table():
     assert starts
     for i in starts:
         assert [line.split()[0] for line in lines[i + 1:i + 5]] == ["♠", "♥", "♣", "♦"]
-    # One short line per card played, each trick ending with who won it.
-    played = sum(len(t.plays) for hand in game.hand_logs for t in hand.tricks)
+    # One short line per card played, each trick ending with who won it; tricks that play themselves
+    # (fast_finish) come whole, after a line that says so.
+    played = sum(len(t.plays) for hand in game.hand_logs for t in hand.tricks[:len(hand.tricks) - hand.fast_finished])
     trick_lines = [line for line in lines if line.startswith("Trick ")]
-    assert len(trick_lines) == played
+    assert len(trick_lines) == played + sum(hand.fast_finished for hand in game.hand_logs)
+    assert any(hand.fast_finished for hand in game.hand_logs)
+    assert sum(line.startswith("The last ") and " play" in line for line in lines) == sum(
+        bool(hand.fast_finished) for hand in game.hand_logs)
     assert all(len(line) < 120 for line in trick_lines)
     finished = [line for line in trick_lines if line.endswith(" wins")]
     assert len(finished) == sum(len(hand.tricks) for hand in game.hand_logs)

@@ -74,12 +74,28 @@ class Move:
         return ("bid", self.seat, 0 if self.value in ("nil", "blind nil") else int(self.value), blind)
 
 
+def chosen_tricks(hand: dict[str, Any]) -> list[Any]:
+    """A record's hand's tricks whose cards someone chose: not those that played themselves."""
+    tricks: list[Any] = hand["tricks"]
+    return tricks[:hand["fast_finish"]["from_trick"] - 1] if "fast_finish" in hand else tricks
+
+
+async def every_card_by_hand(spades: Spades) -> None:
+    """Make fast_finish=off the server's default, so that every card of a hand is a player's move
+    (for tests that count a hand's moves, or stop before its last card)."""
+    admin = spades.member("Admin")
+    spades.fake.grant_manage_guild(spades.guild, admin)
+    answer = await spades.command(admin, spades.channel("settings"), "settings", rules="fast_finish=off")
+    assert answer.ephemeral and "`fast_finish` = off" in answer.content, answer.content
+
+
 def record_moves(record: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Every bid and card of a `spades-record/1` document, in the order they were made."""
+    """Every bid and card of a `spades-record/1` document that someone chose, in the order they were
+    made (not the tricks that played themselves: `fast_finish`)."""
     moves: list[tuple[Any, ...]] = []
     for hand in record["hands"]:
         moves += [("bid", b["seat"], b["bid"], b["blind"]) for b in hand["bids"]]
-        for trick in hand["tricks"]:
+        for trick in chosen_tricks(hand):
             moves += [("play", seat, card) for seat, card in trick["plays"]]
     return moves
 

@@ -4,8 +4,16 @@ holds to them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from bot.engine import fast_finish
+from devkit.fake_discord import FakeMessage
 from tests.e2e.conftest import Spades, card_texts, game_over_message, record_moves, refused, start_game
 from tests.record_check import check_record
+
+
+def summary_of(number: int) -> Callable[[FakeMessage], bool]:
+    return lambda message: message.text.startswith(f"### Hand {number} scored")
 
 
 async def test_first_trick_lowest_club_and_overtrump_in_a_partners_game(spades: Spades) -> None:
@@ -45,6 +53,13 @@ async def test_first_trick_lowest_club_and_overtrump_in_a_partners_game(spades: 
     assert record_moves(record) == table.acknowledged()
     first = record["hands"][0]
     assert first["tricks"][0]["plays"][0] == [table.seat_of(turn.user), club]
+    # Each hand's last tricks played themselves (at least the last one: one card each), and its
+    # summary says who took them.
+    names = [player["name"] for player in record["players"]]
+    for hand in record["hands"]:
+        winners = [trick["winner"] for trick in hand["tricks"][hand["fast_finish"]["from_trick"] - 1:]]
+        summary = await spades.fake.wait_for_message(channel, summary_of(hand["number"]))
+        assert fast_finish.summary(names, winners) in summary.text, summary.text
 
 
 async def test_a_solo_game_may_be_opened_with_jokers(spades: Spades) -> None:

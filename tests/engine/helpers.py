@@ -89,7 +89,14 @@ rule_sets = st.builds(
     first_lead=st.sampled_from(["dealer_left", "two_clubs"]),
     first_trick=st.sampled_from(["free", "no_spades", "lowest_club"]),
     must_overtrump=st.booleans(),
+    fast_finish=st.booleans(),
+    nil_pass=st.sampled_from(["off", "one_two"]),
 )
+
+
+def fit_mode(mode: Mode, rules: Rules) -> Rules:
+    """Drop what the mode refuses: nil passing needs partners."""
+    return rules if mode is Mode.PARTNERS else rules.with_options(nil_pass="off")
 
 
 def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], None] | None = None) -> Game:
@@ -128,6 +135,11 @@ def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], N
             for bid in range(-1, game.tricks_per_hand + 2):
                 assert game.can_bid(seat, bid) == (bid in legal)
             game.bid(seat, rng.choice(legal))
+        elif game.phase is Phase.PASSING:
+            count = game.cards_to_pass(seat)
+            hand = game.hand_of(seat)
+            assert count and not game.can_pass(seat, hand[:count + 1]) and not game.legal_cards(seat)
+            game.pass_cards(seat, rng.sample(hand, rng.randint(1, count)))  # now and then one at a time
         else:
             legal = game.legal_cards(seat)
             assert legal

@@ -58,7 +58,8 @@ def test_rules_defaults_match_rules_md():
         "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
         "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
         "leftover": "last", "jokers": False, "hints": "auto",
-        "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
+        "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False, "fast_finish": True,
+        "nil_pass": "off",
     }
 
 

@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine import EngineError, Game, Mode, Rules, export_record, mask_of, seat_view
-from tests.engine.helpers import random_game, rule_sets
+from tests.engine.helpers import fit_mode, random_game, rule_sets
 from tests.record_check import check_record
 
 
@@ -52,7 +52,7 @@ def _check_invariants(game: Game) -> None:
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mode=st.sampled_from(list(Mode)), rules=rule_sets, seed=st.integers(0, 2**32))
 def test_random_games_keep_every_invariant(mode, rules, seed):
-    game = random_game(mode, rules, seed, on_step=_check_views)
+    game = random_game(mode, fit_mode(mode, rules), seed, on_step=_check_views)
     _check_invariants(game)
     # Replaying the events rebuilds the same state; JSON round-trips exactly.
     data = game.to_json()

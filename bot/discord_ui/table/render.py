@@ -29,12 +29,14 @@ from bot.engine import (
     Card,
     Mode,
     Phase,
+    PublicHand,
     Rules,
     SeatView,
     TableView,
     TrickLog,
     card_label,
     display_sorted,
+    fast_finish,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
 from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
@@ -184,6 +186,7 @@ def table_play(table: TableView) -> str:
         played = trick_text(names, table.trick) if table.trick else "no card yet"
         lines.append(f"**Trick {number}:** {played}")
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
+        lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     if table.is_over:
         lines.append("**The game is over.**")
@@ -327,8 +330,16 @@ def hand_summary(table: TableView, hand_number: int) -> str:
     if warn:
         lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
     if hand.tricks:
+        lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     return "\n".join(lines)
+
+
+def played_itself(names: Sequence[str], hand: PublicHand) -> list[str]:
+    """The line for a hand whose last tricks played themselves (fast_finish), if it did."""
+    if not hand.fast_finished:
+        return []
+    return [fast_finish.summary(names, [t.winner for t in hand.tricks[-hand.fast_finished:]])]
 
 
 # ------------------------------------------------------------------------------ game over

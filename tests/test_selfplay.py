@@ -42,6 +42,8 @@ def replay(record: dict[str, Any]) -> Game:
             if game.cards_hidden(bid["seat"]) and not bid["blind"]:
                 game.reveal(bid["seat"])
             game.bid(bid["seat"], bid["bid"], blind=bid["blind"])
+        for passed in hand.get("passes", ()):
+            game.pass_cards(passed["from"], [parse_card(c) for c in passed["cards"]])
         chosen = hand["fast_finish"]["from_trick"] - 1 if "fast_finish" in hand else len(hand["tricks"])
         for trick in hand["tricks"][:chosen]:
             for seat, card in trick["plays"]:

@@ -6,7 +6,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from bot.engine import Game, SeatView
 
-MoveKind = Literal["bid", "blind_nil", "reveal", "play"]
+MoveKind = Literal["bid", "blind_nil", "reveal", "play", "pass"]
 
 
 class Move(NamedTuple):
@@ -20,6 +20,11 @@ class Move(NamedTuple):
     @classmethod
     def play(cls, card: int) -> Move:
         return cls("play", card)
+
+    @classmethod
+    def pass_card(cls, card: int) -> Move:
+        """nil_pass: one card to the partner (a seat passing two is asked twice)."""
+        return cls("pass", card)
 
 
 BLIND_NIL = Move("blind_nil")
@@ -40,6 +45,8 @@ def apply_move(game: Game, seat: int, move: Move) -> None:
         game.play(seat, move.value)
     elif move.kind == "bid":
         game.bid(seat, move.value)
+    elif move.kind == "pass":
+        game.pass_cards(seat, (move.value,))
     elif move.kind == "blind_nil":
         game.bid(seat, 0, blind=True)
     else:

@@ -17,6 +17,7 @@ from typing import NamedTuple
 
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
+from bot.ai.passing import pass_choice
 from bot.ai.policy import normal_card
 from bot.ai.sampler import ALL_BIDS, Sampler
 from bot.ai.sim import PlayState
@@ -155,6 +156,8 @@ class HardPlayer:
         self.budget = Budget.parse(budget)
 
     def choose(self, view: SeatView) -> Move:
+        if view.to_pass:  # the normal player's pass: searching 13 × 13 exchanges is not worth a budget
+            return Move.pass_card(pass_choice(view))
         if view.legal_cards:
             return Move.play(self.play(view))
         if view.cards_hidden:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.bidding import calibration, honour_count, nearest_legal, normal_bid, wants_blind_nil
 from bot.ai.habits import VERSIONS
+from bot.ai.passing import pass_choice
 from bot.ai.policy import easy_card, normal_card
 from bot.ai.sim import PlayState
 from bot.engine import SeatView
@@ -22,6 +23,8 @@ class NormalPlayer:
         self.level = "normal" if version == LATEST else f"normal-v{version}"
 
     def choose(self, view: SeatView) -> Move:
+        if view.to_pass:
+            return Move.pass_card(pass_choice(view))
         if view.legal_cards:
             return Move.play(self.card(PlayState.from_view(view), view.seat))
         if view.cards_hidden:

@@ -106,6 +106,8 @@ def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
                 if not blind:
                     yield Decision(seat_view(game, seat), "bid", tricks, number, 0)
                 game.bid(seat, tricks, blind=blind)
+            for passed in hand.get("passes", ()):  # nil_pass: not reviewed, but the cards change hands
+                game.pass_cards(int(passed["from"]), [parse_card(c) for c in passed["cards"]])
             tricks = hand["tricks"]
             if "fast_finish" in hand:  # the rest played itself
                 tricks = tricks[:int(hand["fast_finish"]["from_trick"]) - 1]

@@ -13,7 +13,7 @@ import math
 import random
 
 from bot.ai.bidding import bid_for_hand, calibration, honour_count
-from bot.engine import Mode, Rules, SeatView
+from bot.engine import Mode, Phase, Rules, SeatView
 from bot.engine.cards import (
     CLUBS,
     FIRST_SPADE,
@@ -90,6 +90,12 @@ class Sampler:
         self.unknown = unknown & ~known_aside
         self.others = [s for s in range(self.seats) if s != self.seat]
         self.sizes = list(view.hand_sizes)
+        self.fixed = [0] * self.seats  # cards known to be in a hand: nil_pass, what this seat gave its partner
+        if view.passed and view.phase is Phase.PLAYING:
+            mate = (self.seat + 2) % self.seats  # nil_pass is played in partners
+            self.fixed[mate] = mask_of(view.passed) & self.unknown
+            self.unknown &= ~self.fixed[mate]
+            self.sizes[mate] -= self.fixed[mate].bit_count()
         self.aside = self.unknown.bit_count() - sum(self.sizes[s] for s in self.others)
         voids = shown_voids(view)
         self.allowed = [self.unknown & ~voids[s] for s in range(self.seats)]
@@ -115,7 +121,7 @@ class Sampler:
     def _try_deal(self, strict: bool) -> list[int] | None:
         rng = self.rng
         random_ = rng.random
-        hands = [0] * self.seats
+        hands = self.fixed[:]
         hands[self.seat] = self.hand
         room = self.sizes[:]
         room[self.seat] = 0

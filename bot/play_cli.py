@@ -34,6 +34,7 @@ from bot.engine import (
     display_sorted,
     export_record,
     fast_finish,
+    nil_pass,
     parse_card,
     seat_view,
 )
@@ -217,6 +218,9 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             prompt = "Bid blind nil, before seeing your cards? [y/N]: "
         elif view.legal_bids:
             prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
+        elif view.to_pass:
+            partner = game.names[(seat + 2) % game.seats]
+            prompt = f"{nil_pass.explain(view.to_pass, partner)} One card ({style.cards(view.hand)}): "
         else:
             prompt = f"Your card ({style.cards(view.legal_cards)}): "
         try:
@@ -251,6 +255,14 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
                 print(f"{error} You can bid {bid_choices(view.legal_bids)}.", file=out)
                 continue
             return Move.bid(bid)
+        elif view.to_pass:
+            try:
+                card = parse_card(answer)
+                game.verify_pass(seat, (card,))
+            except EngineError as error:
+                print(f"{error} You can pass {style.cards(view.hand)}.", file=out)
+                continue
+            return Move.pass_card(card)
         else:
             try:
                 card = parse_card(answer)
@@ -309,6 +321,10 @@ class TerminalGame:
         if move.kind in ("bid", "blind_nil"):
             who = "You bid" if seat == self.human else f"{game.names[seat]} bids"
             self.say(f"{who} {bid_text(move.value, move.kind == 'blind_nil')}.")
+        elif move.kind == "pass":
+            gave = "You pass" if seat == self.human else f"{game.names[seat]} passes"
+            what = card_label(move.value) if seat == self.human else "a card"  # partners' secret
+            self.say(f"{gave} {what} to {'your partner' if seat == self.human else 'a partner'}.")
         elif move.kind == "play":
             hand = game.hand_logs[-1]
             if len(hand.tricks) == tricks_before:

@@ -270,3 +270,22 @@ def test_bad_arguments_get_one_line_and_exit_code_2(argv, says):
     assert finished.returncode == 2 and finished.stdout == ""
     lines = finished.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m bot play: ") and says in lines[0], finished.stderr
+
+
+def test_a_nil_in_partners_asks_for_the_card_to_pass_and_keeps_the_pass_secret() -> None:
+    """Ann bids nil at every turn to bid, so she passes a card each hand; the others' passes are
+    told without their cards."""
+    out = io.StringIO()
+    prompts: list[str] = []
+    answers = ["nil", "ZZ"]  # the first bid, then a card she doesn't hold at her first pass
+    game = play_cli.run(args(mode="partners", players=("normal",), rule=["target=100", "mercy=100",
+                                                                      "nil_pass=one_two"]),
+                        scripted(answers, prompts), out)
+    text = out.getvalue()
+    passes = [p for p in prompts if p.startswith("Pass a card to your partner")]
+    assert passes and game.hand_logs[0].passes
+    assert "“ZZ” isn't a card" in text and "You can pass" in text
+    mine = [e.card for e in game.hand_logs[0].passes if e.seat == 0]
+    assert f"You pass {card_label(mine[0])} to your partner." in text
+    partner = game.names[2]
+    assert f"{partner} passes a card to a partner." in text

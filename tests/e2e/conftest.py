@@ -28,7 +28,7 @@ SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_WORDS = {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
               "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|play)", re.MULTILINE)
+TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|pass|play)", re.MULTILINE)
 SEAT_LINE = re.compile(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", re.MULTILINE)
 HAND_NUMBER = re.compile(r"hand (\d+)")
 NO_GAME = "There's no game in this channel"
@@ -37,7 +37,7 @@ NO_GAME = "There's no game in this channel"
 # the bot paces itself as it does against Discord; a test fails if the bot gets a 429 it earned.
 TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
-Phase = Literal["bid", "play", "hidden"]
+Phase = Literal["bid", "pass", "play", "hidden"]
 Style = Literal["command", "panel"]
 ROTATION: tuple[Style, ...] = ("panel", "command", "panel", "panel")  # every player types now and then
 
@@ -63,13 +63,13 @@ class Move:
     """An action the bot acknowledged, in record terms."""
 
     seat: int
-    kind: Literal["bid", "play"]
+    kind: Literal["bid", "pass", "play"]
     value: str  # a bid as typed ("nil", "4", "blind nil"), or a card code ("10H")
     how: str = ""  # the way the player acted: command or panel
 
     def key(self) -> tuple[Any, ...]:
-        if self.kind == "play":
-            return ("play", self.seat, self.value)
+        if self.kind in ("play", "pass"):
+            return (self.kind, self.seat, self.value)
         blind = self.value == "blind nil"
         return ("bid", self.seat, 0 if self.value in ("nil", "blind nil") else int(self.value), blind)
 
@@ -95,6 +95,7 @@ def record_moves(record: dict[str, Any]) -> list[tuple[Any, ...]]:
     moves: list[tuple[Any, ...]] = []
     for hand in record["hands"]:
         moves += [("bid", b["seat"], b["bid"], b["blind"]) for b in hand["bids"]]
+        moves += [("pass", p["from"], card) for p in hand.get("passes", ()) for card in p["cards"]]
         for trick in chosen_tricks(hand):
             moves += [("play", seat, card) for seat, card in trick["plays"]]
     return moves
@@ -276,6 +277,8 @@ class Table:
             return "hidden"
         if "**Your turn to bid.**" in text:
             return "bid"
+        if "**Pass " in text:
+            return "pass"
         if "**Your turn:**" in text or "**Your lead.**" in text:
             return "play"
         return None
@@ -350,7 +353,27 @@ class Table:
         style = style or self.next_style()
         if turn.phase == "bid":
             return await self._bid(turn, style)
+        if turn.phase == "pass":
+            return await self._pass(turn, style)
         return await self._play(turn, style)
+
+    async def _pass(self, turn: Turn, style: Style) -> Move:
+        """nil_pass: the first card the panel offers, by command (with its autocomplete) or a click."""
+        user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
+        offered = self.enabled_cards(panel)
+        assert sorted(offered) == sorted(self.held_cards(panel)), panel.text  # any card may go
+        card = offered[0]
+        if style == "command":
+            choices = [card_code(label) for label in await self.spades.choices(user, self.channel, "pass", "cards", "")]
+            assert sorted(choices) == sorted(offered)
+            answer = await self.spades.command(user, self.channel, "pass", cards=card)
+            assert answer.ephemeral and answer.content.startswith("You passed "), answer
+        else:
+            answer = await self.spades.click(user, panel, self.card_id(panel, card))
+            assert answer is panel, answer
+        await self.fake.wait_until(lambda: card not in self.held_cards(panel) or self.phase_in(panel) != "pass", 10,
+                                   "the panel to follow the pass")
+        return self._acknowledged(Move(seat, "pass", card, style))
 
     async def _decide_blind(self, turn: Turn) -> Move | None:
         user, panel = turn.user, turn.panel

@@ -37,6 +37,7 @@ from bot.engine import (
     card_label,
     display_sorted,
     fast_finish,
+    nil_pass,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
 from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
@@ -193,8 +194,8 @@ def table_play(table: TableView) -> str:
     elif table.phase is Phase.DEALING:
         lines.append("Hand over: the next one is being dealt.")
     elif table.turn is not None:
-        action = "bid" if table.phase is Phase.BIDDING else "play"
-        spades = "" if table.phase is Phase.BIDDING else (" · spades broken" if table.spades_broken
+        action = {Phase.BIDDING: "bid", Phase.PASSING: "pass a card"}.get(table.phase, "play")
+        spades = "" if table.phase is not Phase.PLAYING else (" · spades broken" if table.spades_broken
                                                           else " · spades not broken")
         lines.append(f"▶ **{names[table.turn]}** to {action}{spades}")
     return "\n".join(lines)
@@ -229,10 +230,14 @@ def panel_status(view: SeatView) -> str:
     if view.turn is None:
         return "Hand over: the next one is being dealt."
     if not view.my_turn:  # the same words whoever is to act: a waiting panel isn't edited while others play
-        action = "bid" if view.phase is Phase.BIDDING else "play"
+        action = {Phase.BIDDING: "bid", Phase.PASSING: "pass"}.get(view.phase, "play")
         return f"Not your turn yet: this panel lights up when it's yours to {action}. The table shows the play."
     if view.phase is Phase.BIDDING:
         return "**Your turn to bid.**"
+    if view.to_pass:  # nil_pass
+        partner = shown(view.names[(view.seat + 2) % view.seats])
+        return (f"**{nil_pass.explain(view.to_pass, partner)}** Click a card (one at a time), or type "
+                "`/spades pass`. You see what comes once you've both chosen.")
     if not view.trick:
         if view.play_note:  # a house rule of play holds cards back: say which, in the words of its refusal
             return f"**Your lead.** {view.play_note}"
@@ -259,6 +264,9 @@ def panel_details(view: SeatView) -> str:
     elif view.my_turn and view.phase is Phase.BIDDING:
         bids = [f"{names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
+    if view.passed:  # nil_pass: what went, and (once both chose) what came
+        came = f" · received {hand_text(view.received, ' ')}" if view.received else ""
+        lines.append(f"-# You passed {hand_text(view.passed, ' ')}{came}")
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
                  f"{plural(view.bags[view.seat], 'bag')}")
@@ -472,7 +480,7 @@ starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), a
 **Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
 and post the podium myself.
 **Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `play` · `table` · \
-`score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
+`pass` · `score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
 `settings` (Manage Server) · `help`"""
 
 

@@ -77,6 +77,8 @@ async def test_refusals_change_nothing_and_double_clicks_count_once(spades: Spad
     refused(await spades.command(dave, channel, "settings", rules="bogus"), "isn't key=value")
     refused(await spades.command(dave, channel, "settings", rules="turn_timeout=abc"), "turn_timeout can't be “abc”")
     refused(await spades.command(dave, channel, "settings", rules="mode=foo"), "Unknown mode “foo”")
+    refused(await spades.command(dave, channel, "settings", mode="solo", rules="nil_pass=one_two"),
+            "nil_pass is for partners, and solo has none")
     huge = await spades.command(dave, channel, "settings", rules="x" * 1900 + "=1")
     refused(huge, "Unknown rule option")
     assert len(huge.content) < 2000

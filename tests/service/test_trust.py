@@ -227,6 +227,7 @@ async def test_bids_people_shouldnt_get_away_with(harness: Harness, typed: str, 
     ({"turn_timeout": "abc"}, "turn_timeout can't be “abc”"),
     ({"turn_timeout": "5"}, "turn_timeout can't be 5"),
     ({"mode": "foo"}, "Unknown mode “foo”"),
+    ({"mode": "solo", "nil_pass": "one_two"}, "nil_pass is for partners, and solo has none"),
     ({"x" * 3000: "1"}, "Unknown rule option"),
 ])
 async def test_settings_that_would_break_every_new_game_are_refused_now(

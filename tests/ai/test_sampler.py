@@ -10,7 +10,7 @@ from bot.ai.sampler import Sampler, shown_voids
 from bot.engine import Phase, Rules, mask_of, seat_view
 from bot.engine.cards import CLUBS, SUIT_MASKS, TWO_OF_CLUBS
 from tests.ai.conftest import RULE_SETS, random_positions
-from tests.engine.helpers import cards, new_game
+from tests.engine.helpers import cards, deal_hands, new_game
 
 
 @pytest.mark.parametrize(("mode", "rules"), RULE_SETS, ids=[f"{m}-{r.changed()}" for m, r in RULE_SETS])
@@ -56,10 +56,10 @@ def test_voids_are_read_from_play():
 
 def test_house_rules_of_play_tell_what_a_seat_does_not_hold():
     game = new_game("solo", Rules(must_overtrump=True, first_trick="lowest_club"))
-    game.deal([cards("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH"),
-               cards("9S JS QS KS AS 2C 3C 4C 5C 6C 7C 8C 9C"),
-               cards("10S 2S AC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD"),
-               cards("10C JC QC KC QD KD AD 3S 4S 5S 6S 7S 8S")])
+    deal_hands(game, "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
+               "9S JS QS KS AS 2C 3C 4C 5C 6C 7C 8C 9C",
+               "10S 2S AC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD",
+               "10C JC QC KC QD KD AD 3S 4S 5S 6S 7S 8S")
     for seat in range(4):
         game.bid(seat, 1)
     for seat, card in zip(range(4), cards("5H 9S 10S QD"), strict=True):

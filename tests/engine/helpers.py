@@ -40,6 +40,11 @@ def deal(game: Game, fixed: Mapping[int, str], set_aside: str | None = None) -> 
     game.deal([hands[s] for s in range(game.seats)], aside)
 
 
+def deal_hands(game: Game, *texts: str) -> None:
+    """Deal exactly these hands, seat by seat (no card set aside)."""
+    game.deal([cards(text) for text in texts])
+
+
 Policy = Callable[[Game, int], int]
 
 

@@ -23,7 +23,7 @@ from bot.engine import (
     mask_of,
 )
 from bot.engine.fast_finish import settled, summary
-from tests.engine.helpers import cards, new_game, random_game, refused
+from tests.engine.helpers import cards, deal_hands, new_game, random_game, refused
 from tests.record_check import check_record
 
 
@@ -66,10 +66,10 @@ def test_must_overtrump_can_settle_what_a_free_choice_would_not() -> None:
 
 def test_a_settled_hand_plays_itself_out_in_one_event() -> None:
     game = new_game("solo")
-    game.deal([cards("AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S"),
-               cards("AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H"),
-               cards("AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D"),
-               cards("AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C")])
+    deal_hands(game, "AS KS QS JS 10S 9S 8S 7S 6S 5S 4S 3S 2S",
+               "AH KH QH JH 10H 9H 8H 7H 6H 5H 4H 3H 2H",
+               "AD KD QD JD 10D 9D 8D 7D 6D 5D 4D 3D 2D",
+               "AC KC QC JC 10C 9C 8C 7C 6C 5C 4C 3C 2C")
     for seat in range(4):
         game.bid(seat, 3)
     # Alice leads a spade (she has nothing else): she holds every spade and takes every trick.

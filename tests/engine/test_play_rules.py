@@ -18,7 +18,7 @@ from bot.engine import (
     seat_view,
 )
 from bot.engine.cards import card_code
-from tests.engine.helpers import cards, deal, new_game, play_out, refused
+from tests.engine.helpers import cards, deal, deal_hands, new_game, play_out, refused
 
 
 def bid_all(game: Game, bid: int = 1) -> None:
@@ -170,10 +170,10 @@ def test_lowest_club_does_not_bind_a_trick_led_in_another_suit() -> None:
 # ---------------------------------------------------------------------------- overtrump
 def test_must_overtrump_a_spade_on_a_side_suit_trick() -> None:
     game = new_game("solo", Rules(must_overtrump=True))
-    game.deal([cards("2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH"),
-               cards("9S JS QS KS AS 2C 3C 4C 5C 6C 7C 8C 9C"),
-               cards("10S 2S AC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD"),
-               cards("10C JC QC KC QD KD AD 3S 4S 5S 6S 7S 8S")])
+    deal_hands(game, "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
+               "9S JS QS KS AS 2C 3C 4C 5C 6C 7C 8C 9C",
+               "10S 2S AC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD",
+               "10C JC QC KC QD KD AD 3S 4S 5S 6S 7S 8S")
     bid_all(game)
     play(game, "5H", "9S")
     with refused(IllegalCard, "You can beat the 9♠, so you must: play a higher spade."):
@@ -189,10 +189,10 @@ def test_must_overtrump_a_spade_on_a_side_suit_trick() -> None:
 
 def test_no_overtrump_without_a_spade_on_the_trick_or_when_following() -> None:
     game = new_game("solo", Rules(must_overtrump=True))
-    game.deal([cards("2H 3H 4H 5H 6H 7H 8H 10H JH QH KH AH 2C"),
-               cards("9H AS 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC"),
-               cards("10S 3D AC 2D 4D 5D 6D 7D 8D 9D 10D JD QD"),
-               cards("KD AD 2S 3S 4S 5S 6S 7S 8S 9S JS QS KS")])
+    deal_hands(game, "2H 3H 4H 5H 6H 7H 8H 10H JH QH KH AH 2C",
+               "9H AS 3C 4C 5C 6C 7C 8C 9C 10C JC QC KC",
+               "10S 3D AC 2D 4D 5D 6D 7D 8D 9D 10D JD QD",
+               "KD AD 2S 3S 4S 5S 6S 7S 8S 9S JS QS KS")
     bid_all(game)
     play(game, "5H", "9H", "3D")  # seat 1 follows; seat 2 discards with no spade yet on the trick
     assert game.play_note(3) is None

@@ -42,6 +42,12 @@ async def _season_choices(interaction: Asked, current: str) -> list[app_commands
 
 @app_commands.guild_only()
 
+def _asked_about(interaction: Asked) -> LiveGame | None:
+    """The channel's game an autocomplete may answer about (none from another server)."""
+    live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
+    return live if live is not None and live.guild_id == interaction.guild_id else None
+
+
 def card_options(cards: Sequence[Card], current: str) -> list[app_commands.Choice[str]]:
     """Autocomplete of cards: the label with the name in words, filtered by what is typed."""
     typed = current.strip().lower()[:50]
@@ -174,10 +180,9 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @play.autocomplete("card")
     async def card_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
-        live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
-        if live is None or live.guild_id != interaction.guild_id:
-            return []
-        return card_options(services(interaction).games.card_choices(live, interaction.user.id), current)
+        live = _asked_about(interaction)
+        cards = services(interaction).games.card_choices(live, interaction.user.id) if live else ()
+        return card_options(cards, current)
 
     @app_commands.command(name="pass", description="Nil passing: the cards you pass to your partner")
     @app_commands.describe(cards="one card, or two for a blind nil: AS, or AS KH")
@@ -188,10 +193,9 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @pass_.autocomplete("cards")
     async def pass_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
-        live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
-        if live is None or live.guild_id != interaction.guild_id:
-            return []
-        return card_options(services(interaction).games.pass_choices(live, interaction.user.id), current)
+        live = _asked_about(interaction)
+        cards = services(interaction).games.pass_choices(live, interaction.user.id) if live else ()
+        return card_options(cards, current)
 
     @app_commands.command(description="Your private panel: your cards, and one click to play on your turn")
     async def hand(self, interaction: Asked) -> None:

@@ -34,6 +34,7 @@ def load_dotenv(path: Path = Path(".env")) -> None:
 
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 TOKEN_GLOBAL_RATE = 50.0  # Discord's global limit for one bot token, shared by all its processes
 MAX_SHARDS = 1024
 
@@ -59,6 +60,8 @@ class Config:
     gateway_url: str | None = None
     global_rate: float = TOKEN_GLOBAL_RATE  # counted REST calls a second this process may make
     idle_expiry: float = IDLE_EXPIRY  # seconds a connection to Discord may idle before it is closed, not reused
+    metrics_port: int | None = None  # /metrics and /healthz (bot.ops.serve); None: not served
+    log_format: str = "text"  # or "json": one JSON object a line, for log collectors
 
 
     @classmethod
@@ -92,6 +95,8 @@ class Config:
             gateway_url=env.get("DISCORD_GATEWAY_URL") or None,
             global_rate=_global_rate(env, shard_count, shard_ids),
             idle_expiry=_seconds(env, "DISCORD_IDLE_EXPIRY", IDLE_EXPIRY, 0.1, 3600),
+            metrics_port=_whole(env, "METRICS_PORT", None, 1, 65535),
+            log_format=_log_format(env),
         )
 
 
@@ -138,6 +143,13 @@ def _log_level(env: Mapping[str, str]) -> str:
     if level not in LOG_LEVELS:
         raise ConfigError(f"LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got “{level[:40]}”.")
     return level
+
+
+def _log_format(env: Mapping[str, str]) -> str:
+    text = env.get("LOG_FORMAT", "").strip().lower() or "text"
+    if text not in LOG_FORMATS:
+        raise ConfigError(f"LOG_FORMAT must be text or json, got “{text[:40]}”.")
+    return text
 
 
 def _shards(env: Mapping[str, str]) -> tuple[int | None, tuple[int, ...] | None]:

@@ -113,12 +113,12 @@ def hand_lines(cards: Sequence[Card], style: Style) -> list[str]:
 def bid_text(bid: int | None, blind: bool) -> str:
     if bid is None:
         return "–"
-    return "blind nil" if blind else "nil" if bid == 0 else str(bid)
+    return ("blind " if blind else "") + ("nil" if bid == 0 else str(bid))
 
 
 def own_cards_lines(view: SeatView, style: Style) -> list[str]:
     if view.cards_hidden:
-        return ["Your cards are face down: you may bid blind nil before you look at them."]
+        return ["Your cards are face down: you may bid blind before you look at them."]
     return ["Your hand:", *hand_lines(view.hand, style)] if view.hand else []
 
 
@@ -207,14 +207,17 @@ class LeaveGame(Exception):
 def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, style: Style) -> Move:
     """Ask until the answer is a legal move; every refusal says why, in the engine's words."""
     view = seat_view(game, seat)
-    if view.cards_hidden and not view.can_blind_nil:  # e.g. the total rule forbids the 0
+    if view.cards_hidden and not view.can_blind_nil and not view.blind_bids:  # e.g. the total rule forbids the 0
         try:
             game.verify_bid(seat, 0, blind=True)
         except EngineError as error:
             print(f"{error} So no blind nil: here are your cards.", file=out)
         return REVEAL
     while True:
-        if view.cards_hidden:
+        blind = (["nil"] if view.can_blind_nil else []) + [str(b) for b in view.blind_bids]
+        if view.cards_hidden and view.blind_bids:  # trailing blind bids too
+            prompt = f"Bid blind ({', '.join(blind)}) before seeing your cards, or n to look? [n]: "
+        elif view.cards_hidden:
             prompt = "Bid blind nil, before seeing your cards? [y/N]: "
         elif view.legal_bids:
             prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
@@ -239,11 +242,15 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             print("\n".join(wrapped(f"Cards can be typed as {card_forms(game.rules)}. Type quit to leave.")), file=out)
             continue
         if view.cards_hidden:
-            if word in ("y", "yes", "blind", "blind nil"):
+            said = word.removeprefix("blind").strip()
+            if view.can_blind_nil and word in ("y", "yes", "blind", "blind nil", "nil"):
                 return BLIND_NIL
+            if said in blind[view.can_blind_nil:]:
+                return Move.blind(int(said))
             if word in ("", "n", "no", "show", "show my cards"):
                 return REVEAL
-            print("Answer y to bid blind nil, or n to look at your cards first.", file=out)
+            print(f"Answer a blind bid ({', '.join(blind)}), or n to look at your cards first." if view.blind_bids
+                  else "Answer y to bid blind nil, or n to look at your cards first.", file=out)
         elif view.legal_bids:
             bid = 0 if word == "nil" else int(word) if word.isascii() and word.isdigit() and len(word) <= 3 else None
             if bid is None:

@@ -4,9 +4,10 @@ client.
 Everything is built here and handed down, so the Discord layer knows only the service. Start-up
 goes from what costs nothing to what leaves something behind: the settings and the database URL
 (no token, a path that can't be a database: one clear line and exit code 2, before any network),
-then Discord's answer to the token (one request, nothing posted: a wrong token leaves no database
-file behind), then the store, opened and created before the gateway is joined, so nothing reaches
-Discord's channels from a bot that couldn't keep its games.
+then `METRICS_PORT` if set (its `/healthz` says 503 from the first moment, so an orchestrator sees
+a bot starting rather than none), then Discord's answer to the token (one request, nothing posted:
+a wrong token leaves no database file behind), then the store, opened and created before the
+gateway is joined, so nothing reaches Discord's channels from a bot that couldn't keep its games.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from bot.discord_ui.table.handlers import Handlers
 from bot.discord_ui.table.publisher import Publisher
 from bot.discord_ui.tournaments.poster import TournamentDesk
 from bot.discord_ui.transport import HttpClient, RateLimits, Transport
+from bot.ops import logs, serve
 from bot.service import GameService
 from bot.service.clock import OffsetClock
 from bot.service.coach import CoachService
@@ -116,6 +118,16 @@ async def check_token(token: str) -> None:
 
 async def _serve(config: Config) -> None:
     check_database_url(config.database_url)
+    health = serve.Health()  # /healthz answers 503 from the start, 200 once the bot is ready
+    server = await serve.start(health, config.metrics_port) if config.metrics_port is not None else None
+    try:
+        await _run_bot(config, health)
+    finally:
+        if server is not None:
+            await server.cleanup()
+
+
+async def _run_bot(config: Config, health: serve.Health) -> None:
     await check_token(config.token)
     store = await open_store(config.database_url)
     shards = shard_set(config)
@@ -125,9 +137,12 @@ async def _serve(config: Config) -> None:
         except StoreError:
             await store.close()
             raise
+    health.store_open = True
     runner = DecisionRunner()  # hard players search in a process pool, off the event loop
     try:
         client = build_client(config, store, runner)
+        health.client = client
+        serve.watch(client)
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             with contextlib.suppress(NotImplementedError):
@@ -139,10 +154,21 @@ async def _serve(config: Config) -> None:
         gc.freeze()
         gc.set_threshold(GC_YOUNG_THRESHOLD, 10, 100)
         async with client:
-            await client.start(config.token)
+            announced = asyncio.create_task(_announce(client, config))
+            try:
+                await client.start(config.token)
+            finally:
+                announced.cancel()
     finally:
+        health.store_open = False
         runner.close()
         await store.close()
+
+
+async def _announce(client: discord.Client, config: Config) -> None:
+    """The one line that says who the bot is and what it serves, once it is ready."""
+    await client.wait_until_ready()
+    log.info(logs.ready_line(client, config.shard_count, config.shard_ids, config.database_url))
 
 
 def run() -> int:
@@ -153,7 +179,7 @@ def run() -> int:
     except ConfigError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    logging.basicConfig(level=config.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logs.set_up(config.log_level, config.log_format)
     point_discord_at(config.api_base, config.gateway_url)
     try:
         # uvloop: the bot's event loop does all Discord I/O; libuv's loop roughly halves its overhead.
@@ -163,7 +189,7 @@ def run() -> int:
         print("error: Discord rejected DISCORD_TOKEN; copy the token again from the Developer Portal "
               "(Bot → Reset Token).", file=sys.stderr)
         return 2
-    except StoreError as error:
+    except (StoreError, ConfigError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     except (OSError, aiohttp.ClientError) as error:

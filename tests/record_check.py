@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.house_check import check_bid, check_side_bids, moon_side, side_points
+
 RANKS = ["2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"]
 DEFAULT_RULES = {
     "target": 500, "nil": True, "blind_nil": True, "blind_nil_deficit": 100, "no_exact_total": False,
@@ -146,8 +148,11 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         for b in bids:
             low = 0 if rules["nil"] or b["blind"] else 1
             assert low <= b["bid"] <= tricks_per_hand
-            if b["blind"]:
-                assert b["bid"] == 0 and rules["blind_nil"]
+            own_spades = sum(_suit(c) == "S" for c in deal[b["seat"]]) if b["seat"] in deal else None
+            check_bid(rules, b, own_spades)
+        if len(bids) == seats:
+            for sd in range(2 if mode == "partners" else seats):
+                check_side_bids(rules, [b["bid"] for b in bids if side(b["seat"]) == sd])
         if rules["no_exact_total"] and len(bids) == seats:
             assert sum(b["bid"] for b in bids) != tricks_per_hand
         # Tricks: legal plays, right winners. Only the unfinished hand's last trick may be incomplete.
@@ -220,26 +225,10 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         bid_of = {b["seat"]: b for b in bids}
         for sd in range(sides):
             members = [s for s in range(seats) if side(s) == sd]
-            points = 0
-            contract = taken = 0
-            has_contract = False
-            for s in members:
-                b = bid_of[s]
-                if b["bid"] == 0:
-                    value = rules["blind_nil_value"] if b["blind"] else rules["nil_value"]
-                    points += value if won[s] == 0 else -value
-                    if rules["nil_tricks_help_partner"]:
-                        taken += won[s]
-                else:
-                    has_contract = True
-                    contract += b["bid"]
-                    taken += won[s]
-            if has_contract:
-                if taken >= contract:
-                    points += 10 * contract + (taken - contract)
-                    bags[sd] += taken - contract
-                elif rules["set_penalty"] == "minus":
-                    points -= 10 * contract
+            points, new_bags = side_points(rules, [bid_of[s] for s in members], [won[s] for s in members])
+            bags[sd] += new_bags
+            if rules.get("last_trick") and tricks[-1]["winner"] in members:
+                points += 10
             while bags[sd] >= rules["bag_limit"]:
                 bags[sd] -= rules["bag_limit"]
                 points -= rules["bag_penalty"]
@@ -252,7 +241,13 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         return
     per_seat = [scores[side(s)] for s in range(seats)]
     assert final["scores"] == per_seat
-    if final["ended"] in ("target", "mercy"):
+    if final["ended"] == "moon":
+        last = record["hands"][-1]
+        mooned = moon_side(rules, last, [[s for s in range(seats) if side(s) == sd] for sd in range(sides)],
+                           tricks_per_hand)
+        assert mooned is not None, "a moon ending needs a side that bid and took every trick"
+        assert final["winners"] == [s for s in range(seats) if side(s) == mooned]
+    elif final["ended"] in ("target", "mercy"):
         assert record["hands"] and all("result" in hand for hand in record["hands"])
         top = max(scores)
         assert scores.count(top) == 1, "a tie for the lead plays another hand"

@@ -26,6 +26,11 @@ class Move(NamedTuple):
         """nil_pass: one card to the partner (a seat passing two is asked twice)."""
         return cls("pass", card)
 
+    @classmethod
+    def blind(cls, tricks: int) -> Move:
+        """A blind bid before looking: nil (0), or a trailing blind bid of 1 to 7 tricks."""
+        return cls("blind_nil", tricks)
+
 
 BLIND_NIL = Move("blind_nil")
 REVEAL = Move("reveal")
@@ -48,7 +53,7 @@ def apply_move(game: Game, seat: int, move: Move) -> None:
     elif move.kind == "pass":
         game.pass_cards(seat, (move.value,))
     elif move.kind == "blind_nil":
-        game.bid(seat, 0, blind=True)
+        game.bid(seat, move.value, blind=True)
     else:
         game.reveal(seat)
 
@@ -58,7 +63,7 @@ def forced_move(view: SeatView) -> Move | None:
     so callers can answer at once without thinking."""
     if len(view.legal_cards) == 1:
         return Move.play(view.legal_cards[0])
-    if view.cards_hidden and not view.can_blind_nil:
+    if view.cards_hidden and not view.can_blind_nil and not view.blind_bids:
         return REVEAL
     if not view.legal_cards and not view.cards_hidden and len(view.legal_bids) == 1:
         return Move.bid(view.legal_bids[0])

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.habits import CURRENT, Habits
+from bot.ai.house_bidding import blind_bid, nil_rather, sensible_bids
 from bot.engine import Mode, Rules, SeatView
 from bot.engine.cards import FIRST_SPADE, SPADE_MASK, SUIT_MASKS
 
@@ -127,20 +129,23 @@ def mate_bid(view: SeatView) -> int | None:
 def normal_bid(view: SeatView, habits: Habits = CURRENT) -> int:
     """The normal player's bid for the seat's own hand."""
     return bid_for_hand(sum(1 << c for c in view.hand), view.mode, view.rules, view.legal_bids, habits,
-                        mate_bid(view))
+                        mate_bid(view), view.tricks_per_hand)
 
 
 def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...], habits: Habits = CURRENT,
-                 mate: int | None = None) -> int:
+                 mate: int | None = None, tricks: int = 13) -> int:
     """Bid the expected tricks less a safety margin, or nil with a safe hand; respects the total
-    rule and nil being off through ``legal``. Also how the hard player predicts others' bids.
-    ``mate`` is the partner's bid when already made."""
+    rule, nil being off and the house rules through ``legal`` (``house_bidding``: no long shots).
+    Also how the hard player predicts others' bids. ``mate`` is the partner's bid when already made."""
     cal = calibration(mode, rules, habits)
     honours = honour_count(hand, cal)
     if 0 in legal and wants_nil(mode, hand, honours, habits, mate):
         return 0
-    wanted = max(1, round(cal.offset + cal.slope * honours - cal.margin))
-    return nearest_legal(wanted, tuple(b for b in legal if b > 0) or legal)
+    expected = cal.offset + cal.slope * honours
+    wanted = max(1, round(expected - cal.margin))
+    bid = nearest_legal(wanted, sensible_bids(legal, rules, tricks, mate, expected) or legal)
+    cards = 13 if mode is not Mode.CUTTHROAT else 17
+    return 0 if nil_rather(bid, wanted, legal, nil_risk(hand, cards)) else bid
 
 
 # Nil only below this risk (``nil_risk``): about four nils in five are then made by rule-based play
@@ -187,9 +192,23 @@ def wants_blind_nil(view: SeatView, habits: Habits = CURRENT) -> bool:
     The first version threw it whenever 200 behind with the leader near the target, chance or not."""
     if not view.can_blind_nil:
         return False
+    if not habits.blind_nil_by_chance:
+        mine = view.scores[view.seat]
+        best = max(s for i, s in enumerate(view.scores) if i != view.seat)
+        return best - mine >= 200 and best >= view.rules.target - 120
+    return desperate(view) and blind_nil_chance(view) >= BLIND_NIL_FLOOR
+
+
+def desperate(view: SeatView) -> bool:
+    """Far enough behind for a gamble: 200 points, or the leader within 100 of the target."""
     mine = view.scores[view.seat]
     best = max(s for i, s in enumerate(view.scores) if i != view.seat)
-    if not habits.blind_nil_by_chance:
-        return best - mine >= 200 and best >= view.rules.target - 120
-    desperate = best - mine >= 200 or best >= view.rules.target - 100
-    return desperate and blind_nil_chance(view) >= BLIND_NIL_FLOOR
+    return best - mine >= 200 or best >= view.rules.target - 100
+
+
+def blind_move(view: SeatView, habits: Habits = CURRENT) -> Move:
+    """A seat asked to choose before seeing its cards: blind nil, a trailing blind bid, or a look."""
+    if wants_blind_nil(view, habits):
+        return BLIND_NIL
+    tricks = blind_bid(view, desperate(view))
+    return Move.blind(tricks) if tricks is not None else REVEAL

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from bot.ai.base import BLIND_NIL, REVEAL, Move, forced_move
-from bot.ai.bidding import blind_nil_chance, wants_blind_nil
+from bot.ai.base import BLIND_NIL, Move, forced_move
+from bot.ai.bidding import blind_move, blind_nil_chance
 from bot.ai.hard import Budget, HardPlayer, distinct_cards
 from bot.ai.passing import pass_choice
 from bot.ai.policy import winners_of
@@ -38,7 +38,7 @@ def advise(view: SeatView, seed: int, budget: str | float | Budget | None = None
     player = HardPlayer(seed, budget)
     forced = forced_move(view)
     if view.cards_hidden:
-        move = forced or (BLIND_NIL if wants_blind_nil(view) else REVEAL)
+        move = forced or blind_move(view)
         return Hint(move, *blind_nil_reason(view, move))
     if view.to_pass:
         card = pass_choice(view)
@@ -61,6 +61,9 @@ def advise(view: SeatView, seed: int, budget: str | float | Budget | None = None
 
 def blind_nil_reason(view: SeatView, move: Move) -> tuple[str, str]:
     chance = round(100 * blind_nil_chance(view))
+    if move.kind == "blind_nil" and move.value:
+        return f"Bid blind {move.value}", (f"you are far behind: a blind {move.value} scores 20 a trick bid and is "
+                                           "made more often than not")
     if move == BLIND_NIL:
         return "Bid blind nil", (f"you are far behind, and a blind nil here is made about {chance} times in 100: "
                                  "worth the risk to catch up")

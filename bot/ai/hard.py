@@ -15,11 +15,12 @@ import time
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from bot.ai.base import BLIND_NIL, REVEAL, Move
-from bot.ai.bidding import bid_for_hand, mate_bid, nil_worth_trying, wants_blind_nil
+from bot.ai.base import Move
+from bot.ai.bidding import bid_for_hand, blind_move, mate_bid, nil_worth_trying
+from bot.ai.house_bidding import predicted_legal
 from bot.ai.passing import pass_choice
 from bot.ai.policy import normal_card
-from bot.ai.sampler import ALL_BIDS, Sampler
+from bot.ai.sampler import Sampler
 from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
@@ -161,7 +162,7 @@ class HardPlayer:
         if view.legal_cards:
             return Move.play(self.play(view))
         if view.cards_hidden:
-            return BLIND_NIL if wants_blind_nil(view) else REVEAL
+            return blind_move(view)
         return Move.bid(self.bid(view))
 
     def _keep_going(self, iteration: int, deadline: float) -> bool:
@@ -217,7 +218,7 @@ class HardPlayer:
         it), and the normal player's bid."""
         hand = mask_of(view.hand)
         legal = view.legal_bids
-        predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view))
+        predicted = bid_for_hand(hand, view.mode, view.rules, legal, mate=mate_bid(view), tricks=view.tricks_per_hand)
         candidates = [b for b in legal if b > 0 and abs(b - predicted) <= 2]
         if 0 in legal and (predicted == 0 or nil_worth_trying(view.mode, hand, mate_bid(view))):
             candidates.append(0)
@@ -231,15 +232,15 @@ class HardPlayer:
         scorer = Scorer(view)
         seat = view.seat
         left_of_dealer = (view.dealer + 1) % view.seats
-        others_legal = ALL_BIDS[1 if not view.rules.nil else 0:view.tricks_per_hand + 1]
         totals = [0.0] * len(candidates)
         tricks = [0] * len(candidates)
         iteration = 0
         while self._keep_going(iteration, deadline):
             iteration += 1
             hands = sampler.deal_fitting_bids()
-            bids = [b if b is not None else bid_for_hand(hands[s], view.mode, view.rules, others_legal)
-                    for s, b in enumerate(view.bids)]
+            bids = [b if b is not None else bid_for_hand(
+                hands[s], view.mode, view.rules, predicted_legal(view.rules, hands[s], view.tricks_per_hand),
+                tricks=view.tricks_per_hand) for s, b in enumerate(view.bids)]
             leader = first_leader(view.rules, hands, left_of_dealer)
             for index, candidate in enumerate(candidates):
                 bids[seat] = candidate

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.ai.base import BLIND_NIL, REVEAL, Move
-from bot.ai.bidding import calibration, honour_count, nearest_legal, normal_bid, wants_blind_nil
+from bot.ai.base import REVEAL, Move
+from bot.ai.bidding import blind_move, calibration, honour_count, nearest_legal, normal_bid
 from bot.ai.habits import VERSIONS
 from bot.ai.passing import pass_choice
 from bot.ai.policy import easy_card, normal_card
@@ -28,7 +28,7 @@ class NormalPlayer:
         if view.legal_cards:
             return Move.play(self.card(PlayState.from_view(view), view.seat))
         if view.cards_hidden:
-            return BLIND_NIL if wants_blind_nil(view, self.habits) else REVEAL
+            return blind_move(view, self.habits)
         return Move.bid(self.bid(view))
 
     def card(self, state: PlayState, seat: int) -> int:

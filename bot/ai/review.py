@@ -103,6 +103,8 @@ def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
                     yield Decision(seat_view(game, seat), "blind" if blind else "reveal", 0, number, 0)
                     if not blind:
                         game.reveal(seat)
+                if bid.get("forced"):  # no decision: the game made it when the rules left one bid
+                    continue
                 if not blind:
                     yield Decision(seat_view(game, seat), "bid", tricks, number, 0)
                 game.bid(seat, tricks, blind=blind)

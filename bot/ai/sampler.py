@@ -13,6 +13,7 @@ import math
 import random
 
 from bot.ai.bidding import bid_for_hand, calibration, honour_count
+from bot.ai.house_bidding import predicted_legal
 from bot.engine import Mode, Phase, Rules, SeatView
 from bot.engine.cards import (
     CLUBS,
@@ -27,8 +28,6 @@ from bot.engine.cards import (
     mask_of,
 )
 from bot.engine.play_rules import restricts_play
-
-ALL_BIDS = tuple(range(19))
 
 
 def shown_voids(view: SeatView) -> list[int]:
@@ -166,7 +165,9 @@ class Sampler:
             if bid == 0:
                 log_weight -= max(0.0, honour_count(original, self.cal) - 1.0)
             else:
-                predicted = bid_for_hand(original, view.mode, view.rules, ALL_BIDS[1:view.tricks_per_hand + 1])
+                legal = tuple(b for b in predicted_legal(view.rules, original, view.tricks_per_hand) if b > 0)
+                predicted = bid_for_hand(original, view.mode, view.rules, legal or (bid,),
+                                         tricks=view.tricks_per_hand)
                 log_weight -= (predicted - bid) ** 2 / 4.5
         return math.exp(log_weight)
 

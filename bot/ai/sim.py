@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
 from bot.engine.cards import FIRST_SPADE, SUIT_OF, Card, mask_of
+from bot.engine.game import LAST_TRICK_BONUS
 from bot.engine.play_rules import deck as deck_cards
 from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
@@ -143,8 +144,14 @@ class PlayState:
         """Each seat's side's score for the hand as it stands."""
         rules = self.rules
         if not self.partners:
-            return [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s])
-                    for s in range(self.seats)]
-        team = [score_side(rules, (self.bids[t], self.bids[t + 2]), (self.blinds[t], self.blinds[t + 2]),
-                           (self.won[t], self.won[t + 2]), self.bags[t]) for t in (0, 1)]
-        return [team[s % 2] for s in range(self.seats)]
+            scores = [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s])
+                      for s in range(self.seats)]
+        else:
+            team = [score_side(rules, (self.bids[t], self.bids[t + 2]), (self.blinds[t], self.blinds[t + 2]),
+                               (self.won[t], self.won[t + 2]), self.bags[t]) for t in (0, 1)]
+            scores = [team[s % 2] for s in range(self.seats)]
+        if rules.last_trick and not self.tricks_left:  # the last trick's winner is on turn
+            sides = 2 if self.partners else self.seats
+            scores = [sc._replace(points=sc.points + LAST_TRICK_BONUS) if (s - self.turn) % sides == 0 else sc
+                      for s, sc in enumerate(scores)]
+        return scores

@@ -24,6 +24,7 @@ from bot.discord_ui.table.views import BUTTON_KINDS, FAST_CLICKS, STRAY_CLICK, a
 from bot.discord_ui.tournaments.commands import TournamentCommands
 from bot.discord_ui.tournaments.poster import TournamentButton, TournamentDesk
 from bot.discord_ui.transport import discordpy
+from bot.ops.metrics import gateway_event, interaction_received
 from bot.service import Refusal
 
 log = logging.getLogger("bot")
@@ -73,7 +74,7 @@ class SpadesBot(discord.Client):
         self.parts = assemble(self)
         self.services = self.parts.services  # what commands and buttons reach (`services(interaction)`)
         self.publisher = self.parts.publisher
-        self.fast_clicks = FastClicks(self, FAST_CLICKS, self.publisher.webhooks.note)
+        self.fast_clicks = FastClicks(self, FAST_CLICKS, self._note)
 
     async def login(self, token: str) -> None:
         """discord.py's own calls share the transport's state (and its idle expiry) from the first."""
@@ -96,14 +97,29 @@ class SpadesBot(discord.Client):
         await running.seasons.recover()
         await running.tournaments.recover()  # after the games: its tables' games run again
 
+    def _note(self, interaction: discord.Interaction[Any]) -> None:
+        """Every interaction, however it is routed: its webhook may carry the channel's next post,
+        and its outcome is counted."""
+        self.publisher.webhooks.note(interaction)
+        interaction_received(interaction)
+
     async def on_interaction(self, interaction: discord.Interaction[Any]) -> None:
         """A click no button kind answers (a forged or outdated id) is refused in words: discord.py
         would leave it unanswered ("This interaction failed")."""
-        self.publisher.webhooks.note(interaction)
+        self._note(interaction)
         custom_id = cast("dict[str, Any]", interaction.data or {}).get("custom_id")
         if interaction.type is discord.InteractionType.component and not (
                 isinstance(custom_id, str) and answers(custom_id, self.button_kinds)):
             await report_error(interaction, Refusal(STRAY_CLICK))
+
+    async def on_connect(self) -> None:
+        gateway_event("connect")
+
+    async def on_resumed(self) -> None:
+        gateway_event("resumed")
+
+    async def on_disconnect(self) -> None:
+        gateway_event("disconnect")
 
     async def on_raw_message_delete(self, payload: discord.RawMessageDeleteEvent) -> None:
         self.publisher.note_message(payload.channel_id, payload.message_id, deleted=True)

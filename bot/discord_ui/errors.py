@@ -8,6 +8,7 @@ from typing import Any
 import discord
 
 from bot.discord_ui.safe_text import quoted_parts
+from bot.ops.metrics import interaction_refused
 from bot.service import Refusal
 
 log = logging.getLogger(__name__)
@@ -30,6 +31,7 @@ async def reply_privately(interaction: discord.Interaction[Any], text: str, **kw
 
 async def report_error(interaction: discord.Interaction[Any], error: BaseException) -> None:
     """Refusals are told to the user as they are; anything else is logged and told generically."""
+    interaction_refused(interaction, isinstance(error, Refusal))
     if isinstance(error, Refusal):
         message = quoted_parts(str(error))
     else:

@@ -27,6 +27,7 @@ class BidMade(NamedTuple):
     seat: int
     bid: int
     blind: bool
+    forced: bool = False  # made by the game: the house rules left the seat this one bid
 
 
 class CardPassed(NamedTuple):
@@ -63,7 +64,8 @@ def event_to_json(event: Event) -> dict[str, Any]:
     if isinstance(event, CardPlayed):
         return {"type": "play", "seat": event.seat, "card": card_code(event.card)}
     if isinstance(event, BidMade):
-        return {"type": "bid", "seat": event.seat, "bid": event.bid, "blind": event.blind}
+        data = {"type": "bid", "seat": event.seat, "bid": event.bid, "blind": event.blind}
+        return {**data, "forced": True} if event.forced else data
     if isinstance(event, Dealt):
         return {
             "type": "deal",
@@ -87,7 +89,7 @@ def event_from_json(data: dict[str, Any]) -> Event:
         if kind == "play":
             return CardPlayed(_int(data["seat"]), parse_card(data["card"]))
         if kind == "bid":
-            return BidMade(_int(data["seat"]), _int(data["bid"]), bool(data["blind"]))
+            return BidMade(_int(data["seat"]), _int(data["bid"]), bool(data["blind"]), bool(data.get("forced")))
         if kind == "deal":
             hands = tuple(tuple(parse_card(c) for c in hand) for hand in data["hands"])
             return Dealt(hands, tuple(parse_card(c) for c in data["set_aside"]))

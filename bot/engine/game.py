@@ -15,9 +15,11 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from bot.engine import fast_finish, nil_pass, play_rules
+from bot.engine.bidding_rules import BidContext, bid_refusal, blind_offered, blind_refusal, constrains, legal
 from bot.engine.cards import (
     FIRST_SPADE,
     NON_SPADE_MASK,
+    SPADE_MASK,
     SUIT_MASKS,
     SUIT_NAMES,
     SUIT_OF,
@@ -27,6 +29,7 @@ from bot.engine.cards import (
     cards_of,
     mask_of,
 )
+from bot.engine.contracts import moon_taken
 from bot.engine.errors import (
     BadRecord,
     EngineError,
@@ -53,6 +56,7 @@ from bot.engine.rules import Mode, Rules
 from bot.engine.scoring import game_end, score_side
 
 GAME_FORMAT = "spades-game/1"
+LAST_TRICK_BONUS = 10  # house rule `last_trick`
 
 
 class Phase(StrEnum):
@@ -68,6 +72,7 @@ class Ending(StrEnum):
     MERCY = "mercy"
     CANCELLED = "cancelled"
     FORFEIT = "forfeit"
+    MOON = "moon"  # a side bid every trick and took them all (house rule `moon`)
 
 
 class TrickLog(NamedTuple):
@@ -258,7 +263,12 @@ class Game:
         return game
 
     def replay(self, events: Sequence[Event]) -> None:
+        start = len(self._events)
         for index, event in enumerate(events):
+            if start + index < len(self._events):  # the game made it itself after the last action
+                if self._events[start + index] != event:
+                    raise BadRecord(f"event {index} ({event!r}) is not the forced bid the rules make")
+                continue
             try:
                 self.apply(event)
             except EngineError as error:
@@ -273,6 +283,8 @@ class Game:
         elif isinstance(event, CardPassed):
             self.pass_cards(event.seat, (event.card,))
         elif isinstance(event, BidMade):
+            if event.forced:  # replay() finds them already made by the action before
+                raise IllegalAction("Only the game itself makes a forced bid.")
             self.bid(event.seat, event.bid, blind=event.blind)
         elif isinstance(event, Dealt):
             self.deal(event.hands, event.set_aside)
@@ -404,7 +416,18 @@ class Game:
             return ()
         low = 0 if self.rules.nil else 1
         forbidden = self._forbidden_bid(seat)
-        return tuple(b for b in range(low, self.tricks_per_hand + 1) if b != forbidden)
+        bids: Sequence[int] = range(low, self.tricks_per_hand + 1)
+        if constrains(self.rules):
+            bids = legal(self._bid_context(seat), bids)
+        return tuple(b for b in bids if b != forbidden)
+
+    def _bid_context(self, seat: int) -> BidContext:
+        bids = self.bids
+        own = self.side_of(seat)
+        return BidContext(
+            self.rules, self.tricks_per_hand, (self._hands[seat] & SPADE_MASK).bit_count(),
+            tuple(bids[s] for s in self.side_seats(own) if s != seat),
+            tuple(tuple(bids[s] for s in self.side_seats(side)) for side in range(self.sides) if side != own))
 
     def legal_mask(self, seat: int) -> int:
         if self._phase is not Phase.PLAYING or seat != self._turn:
@@ -491,12 +514,14 @@ class Game:
         self._broken = False
         self._tricks_left = self.tricks_per_hand
         needed = self.rules.blind_nil_deficit
-        self._eligible = [self.rules.blind_nil and self.deficit(s) >= needed for s in range(self.seats)]
+        offered = blind_offered(self.rules)
+        self._eligible = [offered and self.deficit(s) >= needed for s in range(self.seats)]
         self._hidden = list(self._eligible)
         self._phase = Phase.BIDDING
         self._turn = (dealer + 1) % self.seats
         self._trick_leader = play_rules.first_leader(self.rules, self._hands, self._turn)
         self._events.append(event)
+        self._force_bid()
         return event
 
     def _seeded_deal(self, number: int) -> Dealt:
@@ -553,15 +578,17 @@ class Game:
         if isinstance(bid, bool) or not isinstance(bid, int):
             raise IllegalBid(f"A bid is a number from 0 to {self.tricks_per_hand}.")
         if blind:
-            if bid != 0:
-                raise IllegalBid("A blind bid can only be blind nil (0).")
-            if not self.rules.blind_nil:
+            what = "blind nil" if bid == 0 else "a blind bid"
+            never = blind_refusal(self.rules, bid)
+            if never:
+                raise IllegalBid(never)
+            if bid == 0 and not self.rules.blind_nil:
                 raise IllegalBid("Blind nil is off in this game.")
             if not self._eligible[seat]:
                 need = self.rules.blind_nil_deficit
-                raise IllegalBid(f"Blind nil needs you to be {need} points behind.")
+                raise IllegalBid(f"{what.capitalize()} needs you to be {need} points behind.")
             if not self._hidden[seat]:
-                raise IllegalBid("You've seen your cards, so blind nil is no longer possible.")
+                raise IllegalBid(f"You've seen your cards, so {what} is no longer possible.")
         elif self._hidden[seat]:
             raise IllegalBid("First choose: bid blind nil, or show your cards.")
         # `nil` switches the open nil bid only; blind nil has its own switch, and a seat whose cards
@@ -574,6 +601,9 @@ class Game:
             raise IllegalBid(f"Bids go from {lowest} to {self.tricks_per_hand}.")
         if bid == self._forbidden_bid(seat):
             raise IllegalBid(f"Bids can't total {self.tricks_per_hand}.")
+        refused = bid_refusal(self._bid_context(seat), bid) if constrains(self.rules) else None
+        if refused:
+            raise IllegalBid(refused)
 
     def can_bid(self, seat: int, bid: int, blind: bool = False) -> bool:
         try:
@@ -582,9 +612,10 @@ class Game:
             return False
         return True
 
-    def bid(self, seat: int, bid: int, blind: bool = False) -> BidMade:
+    def bid(self, seat: int, bid: int, blind: bool = False, forced: bool = False) -> BidMade:
+        """``forced``: the game bids for a seat the house rules leave one bid (see :meth:`_force_bid`)."""
         self.verify_bid(seat, bid, blind)
-        event = BidMade(seat, bid, blind)
+        event = BidMade(seat, bid, blind, forced)
         self.bids[seat] = bid
         self.blind[seat] = blind
         self._hidden[seat] = False
@@ -596,7 +627,18 @@ class Game:
         else:
             self._turn = (seat + 1) % self.seats
         self._events.append(event)
+        self._force_bid()
         return event
+
+    def _force_bid(self) -> None:
+        """Whiz, mirrors, suicide, min_bid: a bidder who can see their cards and has one bid left
+        has it made at once, marked forced, so nobody waits on a choice that isn't one."""
+        seat = self._turn
+        if self._phase is not Phase.BIDDING or seat is None or self._hidden[seat] or not constrains(self.rules):
+            return
+        bids = self.legal_bids(seat)
+        if len(bids) == 1:
+            self.bid(seat, bids[0], forced=True)
 
     def verify_reveal(self, seat: int) -> None:
         if self._phase is not Phase.BIDDING:
@@ -619,6 +661,7 @@ class Game:
         event = Revealed(seat)
         self._hidden[seat] = False
         self._events.append(event)
+        self._force_bid()
         return event
 
     # ----------------------------------------------------------------------- passing
@@ -790,6 +833,7 @@ class Game:
         seats = self.seats
         hand_points = [0] * seats
         new_bags = [0] * seats
+        last_winner = self._log[-1].tricks[-1].winner
         for side in range(self.sides):
             members = self.side_seats(side)
             result = score_side(
@@ -799,10 +843,11 @@ class Game:
                 [self._tricks_won[s] for s in members],
                 self._side_bags[side],
             )
-            self._side_scores[side] += result.points
+            points = result.points + (LAST_TRICK_BONUS if rules.last_trick and last_winner in members else 0)
+            self._side_scores[side] += points
             self._side_bags[side] = result.bags
             for s in members:
-                hand_points[s] = result.points
+                hand_points[s] = points
                 new_bags[s] = result.new_bags
         contract_made: list[bool | None] = [None] * seats
         nil_made: list[bool | None] = [None] * seats
@@ -821,7 +866,12 @@ class Game:
         )
         self._turn = None
         self._phase = Phase.DEALING
-        self._check_game_end()
+        mooned = [side for side in range(self.sides) if moon_taken(
+            rules, self.tricks_per_hand, [(self.bids[s] or 0, self._tricks_won[s]) for s in self.side_seats(side)])]
+        if mooned:
+            self._end(Ending.MOON, mooned)
+        else:
+            self._check_game_end()
 
     def _check_game_end(self) -> None:
         outcome = game_end(self.rules, self._side_scores)

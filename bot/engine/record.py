@@ -45,7 +45,8 @@ def _hand_json(game: Game, hand: HandLog, unfinished_trick: Sequence[tuple[int, 
         "dealer": hand.dealer,
         "deal": {str(seat): [card_code(c) for c in cards] for seat, cards in enumerate(hand.deal)},
         "set_aside": [card_code(c) for c in hand.set_aside],
-        "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind} for b in hand.bids],
+        "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind, **({"forced": True} if b.forced else {})}
+                 for b in hand.bids],
         **_passes_json(game, hand),
         "tricks": [_trick_json(t.leader, t.plays, t.winner) for t in hand.tricks],
     }

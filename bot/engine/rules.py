@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from bot.engine.bidding_rules import bidding_rules_refusal
 from bot.engine.errors import RuleError
 
 
@@ -45,7 +46,7 @@ class _Option:
     def describe(self) -> str:
         if self.kind == "bool":
             return "true or false"
-        if self.kind == "choice":
+        if self.choices:
             return " or ".join(self.choices)
         if self.kind == "optional_int":
             return f"a number from {self.low} to {self.high}, or 0 (none) for off"
@@ -70,6 +71,21 @@ OPTIONS: dict[str, _Option] = {
     "jokers": _Option("bool", help="both jokers as top spades (cutthroat: 18 cards each; else 2♣ 2♦ out)"),
     "hints": _Option("choice", choices=("auto", "on", "off"),
                      help="the Hint button (auto: on in games with a computer player, off among people only)"),
+    # -- house rules: bidding and scoring (RULES.md "House rules"; bot/engine/bidding_rules.py, contracts.py)
+    "bidding": _Option("choice", choices=("standard", "whiz", "mirrors", "suicide", "fredieu"),
+                       help="whiz, mirrors (bid your spades), suicide (one nil a team) or fredieu (nil or 4+)"),
+    "min_bid": _Option("int", 1, 13, help="the least non-nil contract (a team's, in team modes)"),
+    "ten_for_200": _Option("bool", help="a contract of exactly 10 scores +200 made"),
+    "ten_for_200_loss": _Option("int", 100, 200, choices=("100", "200"), help="what a failed 10 for 200 loses"),
+    "moon": _Option("bool", help="a contract of every trick, made, wins the game at once"),
+    "double_nil": _Option("choice", choices=("separate", "double"),
+                          help="team modes: two nils on a team scored alone, or as a double nil"),
+    "blind_bids": _Option("bool", help="a side far enough behind may bid blind 1 to 7 before looking"),
+    "overtricks": _Option("choice", choices=("bags", "none", "negative", "quicksand"),
+                          help="what each trick over the contract scores"),
+    "double_back": _Option("bool", help="taking twice the contract or more scores −20 a trick bid"),
+    "seven_bonus": _Option("bool", help="a made contract of 7+ scores +10 for each trick bid above 6"),
+    "last_trick": _Option("bool", help="the winner of the last trick scores +10"),
     # House rules of cards and play (RULES.md "Cards and play"; bot/engine/play_rules.py)
     "first_lead": _Option("choice", choices=("dealer_left", "two_clubs"), help="who leads first: the lowest club?"),
     "first_trick": _Option("choice", choices=("free", "no_spades", "lowest_club"), help="limits on the first trick"),
@@ -106,6 +122,18 @@ class Rules:
     leftover: str = "last"
     jokers: bool = False
     hints: str = "auto"  # not a rule of play: whether players may ask the hard player for a hint
+    # -- house rules: bidding and scoring
+    bidding: str = "standard"
+    min_bid: int = 1
+    ten_for_200: bool = False
+    ten_for_200_loss: int = 200
+    moon: bool = False
+    double_nil: str = "separate"
+    blind_bids: bool = False
+    overtricks: str = "bags"
+    double_back: bool = False
+    seven_bonus: bool = False
+    last_trick: bool = False
     # House rules of cards and play
     first_lead: str = "dealer_left"
     first_trick: str = "free"
@@ -148,6 +176,9 @@ class Rules:
             raise RuleError(f"jokers isn't played in {mode.value}: use jokers=false.")
         if self.nil_pass != "off" and mode.value not in _TEAM_MODES:
             raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
+        refused = bidding_rules_refusal(self, teams=mode is Mode.PARTNERS)
+        if refused:
+            raise RuleError(refused)
 
     def changed(self) -> dict[str, Any]:
         """The options that differ from the defaults, for short lobby and table lines."""
@@ -188,5 +219,6 @@ def _check(name: str, option: _Option, value: object) -> None:
         ok = True
     else:
         ok = isinstance(value, int) and not isinstance(value, bool) and option.low <= value <= option.high
+        ok = ok and (not option.choices or str(value) in option.choices)
     if not ok:
         raise RuleError(f"{name} can't be {value!r}: it takes {option.describe()}.")

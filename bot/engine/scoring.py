@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from bot.engine.contracts import contract_score, nil_points
 from bot.engine.rules import Rules
 
 
@@ -24,31 +25,29 @@ def score_side(
 ) -> SideScore:
     """Score the members of one side. ``bids[i] == 0`` is nil (the rules never let a contract be 0).
 
-    A nil bidder is scored alone; their tricks are never bags and count toward the partner's
-    contract only with ``nil_tricks_help_partner``.
+    A nil bidder is scored alone (or as a double nil, see :mod:`bot.engine.contracts`); their tricks
+    are never bags and count toward the partner's contract only with ``nil_tricks_help_partner``.
     """
-    points = 0
+    points = nil_points(rules, bids, blinds, tricks)
     contract = 0
+    blind_tricks = 0
     counted_tricks = 0
     has_contract = False
     for bid, blind, taken in zip(bids, blinds, tricks, strict=True):
         if bid == 0:
-            value = rules.blind_nil_value if blind else rules.nil_value
-            points += value if taken == 0 else -value
             if rules.nil_tricks_help_partner:
                 counted_tricks += taken
         else:
             has_contract = True
             contract += bid
+            blind_tricks += bid if blind else 0
             counted_tricks += taken
     new_bags = 0
     if has_contract:
-        if counted_tricks >= contract:
-            new_bags = counted_tricks - contract
-            points += 10 * contract + new_bags
-        elif rules.set_penalty == "minus":
-            points -= 10 * contract
-    bags = bags_before + new_bags
+        scored = contract_score(rules, contract, blind_tricks, counted_tricks)
+        points += scored.points
+        new_bags = scored.overtricks
+    bags = bags_before + (new_bags if rules.overtricks == "bags" else 0)  # other overtricks: no bag penalty
     bag_outs = 0
     while bags >= rules.bag_limit:
         bags -= rules.bag_limit

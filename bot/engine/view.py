@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from bot.engine.bidding_rules import BLIND_BID_MAX
 from bot.engine.cards import Card, cards_of, mask_of
 from bot.engine.errors import IllegalAction
 from bot.engine.events import BidMade
@@ -51,6 +52,7 @@ class SeatView(NamedTuple):
     bags: tuple[int, ...]
     tricks_per_hand: int
     deck_mask: int  # the cards in play this game (jokers in, or some twos out, by mode and rules)
+    blind_bids: tuple[int, ...] = ()  # trailing blind bids (1-7) the seat may make before looking
 
     @property
     def my_turn(self) -> bool:
@@ -103,6 +105,8 @@ def seat_view(game: Game, seat: int) -> SeatView:
         bags=game.bags,
         tricks_per_hand=game.tricks_per_hand,
         deck_mask=mask_of(game.deck()),
+        blind_bids=tuple(b for b in range(1, BLIND_BID_MAX + 1) if game.can_bid(seat, b, blind=True))
+        if hidden and game.rules.blind_bids else (),
     )
 
 

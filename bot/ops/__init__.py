@@ -14,7 +14,6 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from bot.config import load_dotenv
 from bot.ops.errors import OpsError, VerifyError
 from bot.store import DEFAULT_DATABASE_URL, StoreError
 
@@ -38,6 +37,8 @@ def add_commands(commands: argparse._SubParsersAction[Any]) -> None:
 
 def default_source() -> str:
     """DATABASE_URL as the bot itself reads it (the environment, then .env), or the bot's default."""
+    from bot.config import load_dotenv  # here: bot.config needs the transport, which counts for bot.ops.metrics
+
     load_dotenv()
     return os.environ.get("DATABASE_URL", "").strip() or DEFAULT_DATABASE_URL
 

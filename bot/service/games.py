@@ -17,7 +17,7 @@ changes it is told about.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.engine import Card, RecordView
@@ -28,6 +28,7 @@ from bot.service.live import CancelRequest, LiveGame
 from bot.service.lobby import Lobby
 from bot.service.outbox import Outbox, results
 from bot.service.play import Play
+from bot.service.presets import Presets
 from bot.service.queries import Queries
 from bot.service.recovery import Restarts
 from bot.service.timers import Chosen, Decider, Due, Timers
@@ -51,6 +52,7 @@ class GameService:
         shards: ShardSet | None = None,
     ) -> None:
         self.store = store
+        self.presets = Presets(store)
         self._context = Context(
             store, listener, clock or SystemClock(), Pace(bot_move_delay, turn_timeout, lobby_timeout, hand_pause),
             rng=rng, shards=shards, takeover_level=takeover_level if takeover_level in BOT_LEVELS else "random",
@@ -114,6 +116,10 @@ class GameService:
         return await self._outbox.owes_nothing(game_id, limit)
 
     # ---------------------------------------------------------------------------- lookups
+    def running(self) -> Iterable[LiveGame]:
+        """The games this process runs, lobbies included (what the metrics count)."""
+        return self._context.games.values()
+
     def game_in_channel(self, channel_id: int) -> LiveGame | None:
         return self._context.game_in_channel(channel_id)
 

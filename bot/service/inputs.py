@@ -8,6 +8,7 @@ from bot.engine import Card, EngineError, parse_card
 from bot.service.errors import Refusal
 
 _PLAIN_NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII digits only: "²" and "٣" are digits to str.isdigit
+_BLIND_NUMBER = re.compile(r"blind ?([0-9]{1,2})")
 
 
 SHOW_MY_CARDS = "show my cards"  # what /spades bid offers beside blind nil: giving it up to look
@@ -20,11 +21,13 @@ def asks_to_see_cards(text: str) -> bool:
 
 
 def parse_bid(text: str) -> tuple[int, bool]:
-    """``nil``, ``blind nil`` or a number, as people type them, into (tricks, blind)."""
+    """``nil``, ``blind nil``, ``blind 3`` or a number, as people type them, into (tricks, blind)."""
     cleaned = " ".join(text.strip().lower().replace("_", " ").split())
     spaced = cleaned.replace("-", " ")
     if spaced in ("blind nil", "blind", "bn", "blind 0"):
         return 0, True
+    if (blind := _BLIND_NUMBER.fullmatch(spaced)) is not None:  # a trailing blind bid
+        return int(blind[1]), True
     if cleaned in ("nil", "zero", "0"):
         return 0, False
     if _PLAIN_NUMBER.fullmatch(cleaned):

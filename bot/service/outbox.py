@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import NamedTuple
 
 from bot.engine import Ending, Game, event_to_json, seat_tallies
+from bot.ops.metrics import SAVE_SECONDS
 from bot.service.changes import Change, GameCancelled, GameOver, HandDealt, HandScored
 from bot.service.context import Context
 from bot.service.deadlines import Timer, to_stored
@@ -59,7 +60,8 @@ class Outbox:
         assert game is not None
         events = [event_to_json(e) for e in game.events[before:]]
         try:
-            return await self._store.append_events(live.game_id, before + 1, events, to_stored(timer), posts=posts)
+            with SAVE_SECONDS.time():
+                return await self._store.append_events(live.game_id, before + 1, events, to_stored(timer), posts=posts)
         except asyncio.CancelledError:
             raise  # an action already handed to the store is saved all the same
         except Exception as error:

@@ -4,6 +4,7 @@ changes a game."""
 from __future__ import annotations
 
 from bot.engine import Card, RecordView, record_for
+from bot.engine.bidding_rules import BLIND_BID_MAX
 from bot.service.context import Context, looks_like_game_id
 from bot.service.errors import Refusal
 from bot.service.inputs import SHOW_MY_CARDS
@@ -27,6 +28,8 @@ class Queries:
         if game.turn != seat:
             return show
         choices = ["blind nil"] if game.can_bid(seat, 0, blind=True) else []
+        if game.rules.blind_bids:
+            choices += [f"blind {b}" for b in range(1, BLIND_BID_MAX + 1) if game.can_bid(seat, b, blind=True)]
         choices += show
         for bid in game.legal_bids(seat):
             choices.append("nil" if bid == 0 else str(bid))

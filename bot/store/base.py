@@ -296,3 +296,9 @@ class Store(Protocol):
 
     async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
         """Merge `changes` into the server's settings (a None value removes the key); returns them all."""
+
+    async def get_presets(self, guild_id: int) -> dict[str, dict[str, Any]]:
+        """A server's own presets: {name: {rule option: value}}; empty if none were saved."""
+
+    async def save_preset(self, guild_id: int, name: str, rules: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+        """Save one preset under `name` (None deletes it); returns them all."""

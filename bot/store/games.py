@@ -291,22 +291,28 @@ async def settings(tx: Transaction, guild_id: int) -> dict[str, Any]:
 
 async def update_settings(tx: Transaction, guild_id: int, changes: Mapping[str, Any], now: float) -> dict[str, Any]:
     """Merge under the row's lock (created first if missing), so two processes' changes both stay."""
+    return await merge_guild_json(tx, guild_id, "settings_json", changes, now)
+
+
+async def merge_guild_json(
+    tx: Transaction, guild_id: int, column: str, changes: Mapping[str, Any], now: float
+) -> dict[str, Any]:
+    """Merge `changes` into a JSON object column of the server's row (a None value removes the key),
+    under the row's lock, creating the row first if missing; returns the merged object."""
     await tx.execute(
         "INSERT INTO guild_settings (guild_id, settings_json, updated_at) VALUES ($1, '{}', $2) ON CONFLICT DO NOTHING",
         guild_id, now,
     )  # fmt: skip
-    row = await tx.fetchrow(
-        f"SELECT settings_json FROM guild_settings WHERE guild_id = $1{tx.dialect.lock_rows}", guild_id
-    )
+    row = await tx.fetchrow(f"SELECT {column} FROM guild_settings WHERE guild_id = $1{tx.dialect.lock_rows}", guild_id)
     assert row is not None
-    merged = replay.loads_object(row["settings_json"])
+    merged = replay.loads_object(row[column])
     for key, value in changes.items():
         if value is None:
             merged.pop(key, None)
         else:
             merged[key] = value
     await tx.execute(
-        "UPDATE guild_settings SET settings_json = $1, updated_at = $2 WHERE guild_id = $3",
+        f"UPDATE guild_settings SET {column} = $1, updated_at = $2 WHERE guild_id = $3",
         replay.dumps(merged), now, guild_id,
     )  # fmt: skip
     return merged

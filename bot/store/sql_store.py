@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from bot.engine import Mode
-from bot.store import boards, coach, games, replay, rows, seasons, tournaments
+from bot.store import boards, coach, games, presets, replay, rows, seasons, tournaments
 from bot.store.errors import DamagedGameError, StoreError, StoreUnavailable
 from bot.store.models import (
     UNCHANGED,
@@ -380,3 +380,11 @@ class SqlStore(ABC):
     async def update_settings(self, guild_id: int, changes: Mapping[str, Any]) -> dict[str, Any]:
         now = time.time()
         return await self._write(lambda tx: games.update_settings(tx, guild_id, changes, now))
+
+    async def get_presets(self, guild_id: int) -> dict[str, dict[str, Any]]:
+        return await self._read_statement(lambda tx: presets.presets(tx, guild_id))
+
+    async def save_preset(self, guild_id: int, name: str, rules: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+        now = time.time()
+        saved = None if rules is None else dict(rules)
+        return await self._write(lambda tx: presets.save_preset(tx, guild_id, name, saved, now))

@@ -18,7 +18,7 @@ def is_legal(game: Game, seat: int, move: Move) -> bool:
     if move.kind == "bid":
         return game.can_bid(seat, move.value)
     if move.kind == "blind_nil":
-        return game.can_bid(seat, 0, blind=True)
+        return game.can_bid(seat, move.value, blind=True)
     if move.kind == "pass":
         return game.can_pass(seat, (move.value,))
     return game.can_reveal(seat)

@@ -6,19 +6,25 @@ the pictures are drawn from the messages the bot really sent, by `devkit/fake_di
 (the last hand's summary and the game-over post with its chart).
 Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)
 and `stats.png` (`/spades stats` with its card: the season beside all time, a rating line per season).
+
+Beside each picture, `NAME.json` holds what it is drawn from: the messages as the player sees them
+(text, buttons, attachments' names), ids and dates written as placeholders. The pixels depend on
+Pillow's version and the podium on the day, so `tests/e2e/test_pictures_current.py` compares these:
+a change to what the bot shows fails it until the pictures are redrawn (`make pictures`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 import sys
 import tempfile
 from pathlib import Path
 from typing import Any
 
-from devkit.fake_discord import BotProcess, FakeDiscord, FakeUser
-from devkit.fake_discord.screenshot import channel_png
+from devkit.fake_discord import BotProcess, FakeChannel, FakeDiscord, FakeUser
+from devkit.fake_discord.screenshot import channel_png, shown
 from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message, play_game
 
 
@@ -58,17 +64,41 @@ async def play(folder: Path) -> None:
                     if _trick(shown.text) >= 4:
                         break
                 await table.act(turn, "panel")
-            (folder / "table.png").write_bytes(channel_png(fake, alice, channel, last=2))
+            picture(folder, "table", fake, alice, channel, last=2)
             await table.play_moves(style="panel")
             await game_over_message(spades, channel)  # the game-over post is in before the picture
             await asyncio.sleep(0.5)
-            (folder / "game-over.png").write_bytes(channel_png(fake, alice, channel, last=2))
+            picture(folder, "game-over", fake, alice, channel, last=2)
             await seasons(spades, folder, alice, bob)
     finally:
         for bot in bots:
             bot.kill()
             await bot.wait_exit()
         await fake.stop()
+
+
+PICTURES = ("table", "game-over", "podium", "stats")
+_MENTION = re.compile(r"<@[!&]?(\d+)>")
+_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
+_ID = re.compile(r"\b\d{17,20}\b")
+
+
+def picture(folder: Path, name: str, fake: FakeDiscord, user: FakeUser, channel: FakeChannel, *, last: int) -> None:
+    """`NAME.png`: the last `last` messages `user` sees in `channel`; `NAME.json`: what it is drawn from."""
+    (folder / f"{name}.png").write_bytes(channel_png(fake, user, channel, last=last))
+    (folder / f"{name}.json").write_text(drawn_from(fake, user, channel, last=last), encoding="utf-8")
+
+
+def drawn_from(fake: FakeDiscord, user: FakeUser, channel: FakeChannel, *, last: int) -> str:
+    """The messages of a picture as JSON that holds from run to run and day to day: mentions by
+    name, other ids and dates as placeholders, attachments by name (their pixels are Pillow's)."""
+    names = {str(u.id): u.global_name or u.username for u in fake.users.values()}
+    messages = [shown(m) for m in fake.visible_messages(user, channel)[-last:]]
+    text = json.dumps([{"author": m.author, "bot": m.bot, "content": m.content, "components": m.components,
+                        "attachments": [filename for filename, _ in m.attachments], "ephemeral": m.ephemeral,
+                        "edited": m.edited} for m in messages], ensure_ascii=False, indent=1, sort_keys=True)
+    text = _MENTION.sub(lambda mention: f"<@{names.get(mention[1], 'someone')}>", text)
+    return _ID.sub("<id>", _DATE.sub("YYYY-MM-DD", text)) + "\n"
 
 
 def _trick(text: str) -> int:
@@ -92,12 +122,12 @@ async def seasons(spades: Spades, folder: Path, alice: FakeUser, bob: FakeUser) 
     await spades.command(owner, league, "season end")
     podium = await fake.wait_for_message(league, lambda m: m.content.startswith("## 🏆 Season"))
     await fake.wait_until(lambda: podium.attachments, 5, "the podium's picture")
-    (folder / "podium.png").write_bytes(channel_png(fake, alice, league, last=1))
+    picture(folder, "podium", fake, alice, league, last=1)
     await spades.command(owner, league, "season start", name="Summer")
     for players in ([alice, dave, bob], [dave, bob, alice]):
         await play_game(spades, league, players)
     await spades.command(alice, league, "stats")
-    (folder / "stats.png").write_bytes(channel_png(fake, alice, league, last=1))
+    picture(folder, "stats", fake, alice, league, last=1)
 
 
 if __name__ == "__main__":

@@ -130,8 +130,9 @@ def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], N
             break
         if game.phase is Phase.BIDDING:
             if game.cards_hidden(seat):
-                if game.can_bid(seat, 0, blind=True) and rng.random() < 0.5:
-                    game.bid(seat, 0, blind=True)
+                blind = [b for b in range(8) if game.can_bid(seat, b, blind=True)]
+                if blind and rng.random() < 0.5:
+                    game.bid(seat, rng.choice(blind) if len(blind) > 1 else blind[0], blind=True)
                 else:
                     game.reveal(seat)
                 continue

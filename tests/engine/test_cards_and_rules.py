@@ -58,6 +58,10 @@ def test_rules_defaults_match_rules_md():
         "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
         "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
         "leftover": "last", "jokers": False, "hints": "auto",
+        # house rules: bidding and scoring
+        "bidding": "standard", "min_bid": 1, "ten_for_200": False, "ten_for_200_loss": 200, "moon": False,
+        "double_nil": "separate", "blind_bids": False, "overtricks": "bags", "double_back": False,
+        "seven_bonus": False, "last_trick": False,
         "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False, "fast_finish": True,
         "nil_pass": "off",
     }

@@ -3,12 +3,18 @@ Dockerfile and `.env.example` as `docker run --env-file .env` combines them, and
 
 from __future__ import annotations
 
+import asyncio
+import json
+import os
 import re
+import sys
 from pathlib import Path, PurePosixPath
 from typing import Any
 
 import yaml
+from aiohttp import web
 
+from bot.ops.serve import Health, app
 from bot.store import parse_sqlite_url
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -71,3 +77,39 @@ def test_compose_runs_the_bot_on_its_postgresql_and_a_second_shard_can_be_switch
     assert shards == {"bot": ("2", "0"), "bot-2": ("2", "1")}
     assert sharded["bot-2"]["environment"]["DATABASE_URL"] == bot["environment"]["DATABASE_URL"]
     assert sharded["bot-2"]["depends_on"] == bot["depends_on"]
+
+
+def _image_health_check() -> list[str]:
+    [argument] = [argument for instruction, argument in _instructions() if instruction == "HEALTHCHECK"]
+    command: list[str] = json.loads(argument.split(" CMD ", 1)[1])
+    return command
+
+
+async def test_the_images_health_check_asks_healthz_and_fails_until_the_bot_is_ready() -> None:
+    """The HEALTHCHECK's own command, run against the bot's /healthz: exit 1 while it answers 503,
+    0 once 200; and compose.yaml checks the same way."""
+    health = Health()
+    runner = web.AppRunner(app(health))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    command = _image_health_check()
+
+    async def check() -> int:
+        proc = await asyncio.create_subprocess_exec(
+            *command, env={**os.environ, "METRICS_PORT": str(port)},
+            stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL)
+        return await asyncio.wait_for(proc.wait(), 30)
+
+    try:
+        assert command[:2] == ["python", "-c"]
+        command[0] = sys.executable
+        assert await check() == 1  # 503: the store is not open
+        health.store_open = True
+        health.problem = lambda: None  # type: ignore[method-assign]  # as a ready bot's
+        assert await check() == 0
+    finally:
+        await runner.cleanup()
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())["services"]["bot"]["healthcheck"]
+    assert compose["test"] == ["CMD", *_image_health_check()]

@@ -52,7 +52,8 @@ def hold_write_lock(target: str) -> None:
         return
     conn = sqlite3.connect(target.removeprefix("sqlite:///"), isolation_level=None)
     conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO guild_settings VALUES (1, '{}', 0)")  # never committed
+    # never committed
+    conn.execute("INSERT INTO guild_settings (guild_id, settings_json, updated_at) VALUES (1, '{}', 0)")
     print("locked", flush=True)
     sys.stdin.readline()
     conn.execute("ROLLBACK")

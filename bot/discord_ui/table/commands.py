@@ -13,6 +13,7 @@ from discord import app_commands
 
 from bot.discord_ui import coach as coach_ui
 from bot.discord_ui.errors import reply_privately
+from bot.discord_ui.safe_text import shown as escaped
 from bot.discord_ui.seasons.render import board_label, card_picture, season_stats_text
 from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
 from bot.discord_ui.table import render
@@ -30,6 +31,14 @@ HINT = "hint"  # typed as the bid or the card: the Hint button's answer, where h
 def _channel_game(interaction: Asked) -> LiveGame:
     guild_of(interaction)
     return services(interaction).games.require_channel_game(channel_of(interaction))
+
+
+async def preset_choices(interaction: Asked, current: str, own: bool = False) -> list[app_commands.Choice[str]]:
+    """The presets (built-in, then the server's; ``own``: the server's only) holding what was typed."""
+    if interaction.guild_id is None:
+        return []
+    names = await services(interaction).games.presets.choices(interaction.guild_id, current[:50], own)
+    return [app_commands.Choice(name=name, value=name) for name in names]
 
 
 async def _season_choices(interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
@@ -75,10 +84,12 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         leftover="cutthroat: set aside the last card or the 2 of clubs",
         jokers="cutthroat: add both jokers as the top spades (18 cards each)",
         hints="the Hint button: on or auto (only with a computer player, never in tournaments), or off",
+        rules="house rules: a preset (e.g. Whiz) and/or key=value pairs, e.g. “Whiz, overtricks=negative”",
     )
     async def new(
         self, interaction: Asked,
         mode: ModeName | None = None,
+        rules: str | None = None,
         target: app_commands.Range[int, 50, 1000] | None = None,
         nil: bool | None = None, blind_nil: bool | None = None,
         blind_nil_deficit: app_commands.Range[int, 0, 1000] | None = None,
@@ -102,8 +113,9 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             "nil_tricks_help_partner": nil_tricks_help_partner, "mercy": mercy, "leftover": leftover,
             "jokers": jokers, "hints": hints,
         }
-        options: dict[str, object] = {k: v for k, v in given.items() if v is not None}  # mercy 0: the rules' off
         service = services(interaction).games
+        options: dict[str, object] = await service.presets.options(guild_of(interaction), rules) if rules else {}
+        options.update({k: v for k, v in given.items() if v is not None})  # mercy 0: the rules' off
         live = await service.new_lobby(guild_of(interaction), channel_of(interaction), interaction.user.id,
                                        display_name(interaction.user), mode, options)
         sent = await interaction.response.send_message(render.lobby_text(live),
@@ -112,6 +124,10 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         message_id = sent.message_id or (await interaction.original_response()).id
         await service.set_lobby_message(live, message_id)
         services(interaction).publisher.lobby_shown(live, interaction)
+
+    @new.autocomplete("rules")
+    async def rules_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        return await preset_choices(interaction, current)
 
     @app_commands.command(description="Take a seat in this channel's game before it starts")
     async def join(self, interaction: Asked) -> None:
@@ -157,7 +173,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         if not blind and service.cards_hidden(live, user_id):
             raise Refusal(render.CHOOSE_BLIND_NIL_FIRST)
         await service.bid(live, user_id, bid)
-        said = "blind nil" if blind else "nil" if tricks == 0 else str(tricks)
+        said = ("blind " if blind else "") + ("nil" if tricks == 0 else str(tricks))
         await services(interaction).publisher.edits.say(interaction, f"You bid **{said}**.")
 
     @bid.autocomplete("bid")
@@ -299,7 +315,10 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @app_commands.command(description="Manage Server: this server's defaults for new games")
     @app_commands.describe(mode="default mode", target="default target (50-1000)",
-                           rules="rule options as key=value pairs, e.g. 'nil=off bag_limit=5'",
+                           rules="a preset and/or rule options as key=value pairs, e.g. 'nil=off bag_limit=5'",
+                           preset_save="save the server's rules (after this command's changes) as a preset "
+                                       "of this name, for /spades new rules:",
+                           preset_delete="delete one of the server's presets",
                            turn_timeout="seconds before a silent player is reminded (15-3600)",
                            turn_ping_delay="seconds before a player is mentioned on their turn (0 = never)",
                            season_rhythm="monthly: a new season every calendar month (UTC), podiums in this "
@@ -310,19 +329,24 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                        turn_timeout: app_commands.Range[int, 15, 3600] | None = None,
                        turn_ping_delay: app_commands.Range[int, 0, 60] | None = None,
                        season_rhythm: Literal["off", "monthly"] | None = None,
-                       tournament_role: discord.Role | None = None) -> None:
+                       tournament_role: discord.Role | None = None, preset_save: str | None = None,
+                       preset_delete: str | None = None) -> None:
         if not is_server_manager(interaction):
             raise Refusal("Only members with Manage Server can change the server's settings.")
-        changes: dict[str, Any] = {"mode": mode, "target": target, "turn_timeout": turn_timeout,
-                                   "turn_ping_delay": turn_ping_delay}
-        for pair in (rules or "").replace(",", " ").split():
-            key, sep, value = pair.partition("=")
-            if not sep:
-                raise Refusal(f"“{pair}” isn't key=value, e.g. nil=off or bag_limit=5.")
-            changes[key.strip().lower()] = value
         running, guild = services(interaction), guild_of(interaction)
         service = running.games
+        changes: dict[str, Any] = {"mode": mode, "target": target, "turn_timeout": turn_timeout,
+                                   "turn_ping_delay": turn_ping_delay}
+        if rules:
+            changes.update(await service.presets.options(guild, rules))
         saved = await service.update_settings(guild, changes)
+        presets_said = ""
+        if preset_save is not None:
+            name, _ = await service.presets.save(guild, preset_save)
+            presets_said += (f"\nPreset **{escaped(name)}** saved: `/spades new rules:{escaped(name)}` "
+                             "plays these rules.")
+        if preset_delete is not None:
+            presets_said += f"\nPreset **{escaped(await service.presets.delete(guild, preset_delete))}** deleted."
         if season_rhythm is not None:
             await running.seasons.set_rhythm(guild, season_rhythm, channel_of(interaction))
         if tournament_role is not None:
@@ -337,4 +361,8 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
                               + (" (off)" if not ping else "")
                               + f"\nSeasons: {'a new one every calendar month' if rhythm else 'no rhythm'}"
                               + (f"\nTournaments: Manage Server or <@&{saved['tournament_role']}>"
-                                 if saved.get("tournament_role") else ""))
+                                 if saved.get("tournament_role") else "") + presets_said)
+
+    @settings.autocomplete("preset_delete")
+    async def preset_delete_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        return await preset_choices(interaction, current, own=True)

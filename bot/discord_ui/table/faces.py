@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from bot.discord_ui.safe_text import quoted_parts
 from bot.discord_ui.table import render
 from bot.engine import Card, Phase, SeatView, TableView, card_label
+from bot.engine.bidding_rules import BLIND_BID_MAX
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
@@ -90,9 +91,10 @@ def hand_button(game_id: str) -> Button:
 # buttons, frozen and the same for every player of a game, are made once.
 @functools.lru_cache(maxsize=8192)
 def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
-    label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid
+    """``bid``: a number, ``blind`` (blind nil) or ``blind3`` (a trailing blind bid)."""
+    label = "Blind nil" if bid == "blind" else "Nil" if bid == "0" else bid.replace("blind", "Blind ")
     return Button("bid", (game_id, bid), f"spades:bid:{game_id}:{bid}", label,
-                  DANGER if bid == "blind" else PRIMARY, disabled=not enabled)
+                  DANGER if bid.startswith("blind") else PRIMARY, disabled=not enabled)
 
 
 def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
@@ -133,8 +135,10 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     if notice:  # a refusal: the names in it shown as written
         parts.append(Text(f"⚠️ {quoted_parts(notice)}"))
     game_id = live.game_id
-    if view.cards_hidden:  # only a seat that may bid blind nil is ever hidden; it counts on its turn
-        parts.append(Row((bid_button(game_id, "blind"), reveal_button(game_id))))
+    if view.cards_hidden:  # only a seat that may bid blind is ever hidden; it counts on its turn
+        blind = ["blind"] if view.rules.blind_nil else []
+        blind += [f"blind{b}" for b in range(1, BLIND_BID_MAX + 1)] if view.rules.blind_bids else []
+        parts += rows([bid_button(game_id, bid) for bid in blind] + [reveal_button(game_id)])
     elif view.phase is Phase.BIDDING:
         parts.append(Text(render.hand_text(view.hand, "\n")))
         if my_turn:
@@ -143,7 +147,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     elif view.hand:
         legal = set(view.hand if view.to_pass else view.legal_cards) if my_turn else set()  # to_pass: nil_pass
         for _, cards in render.suit_groups(view.hand):
-            parts.append(Cards(game_id, tuple(cards), tuple(card in legal for card in cards)))
+            parts.append(Cards(game_id, cards, tuple(card in legal for card in cards)))
     if my_turn and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))
     parts.append(Text(render.panel_details(view)))

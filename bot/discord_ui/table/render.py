@@ -13,6 +13,14 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from bot.discord_ui.safe_text import in_code, quoted_parts, shown
+from bot.discord_ui.table.house_text import (
+    HOUSE_OPTIONS,
+    blind_offer,
+    forced_line,
+    house_rule_lines,
+    notes_text,
+    scoring_notes,
+)
 from bot.discord_ui.text import (
     MODE_TITLES,
     NBSP,
@@ -58,10 +66,11 @@ def seat_name(live: LiveGame, seat: int) -> str:
     return shown(live.seats[seat].name)
 
 
-def shown_names(names: Sequence[str]) -> list[str]:
+@functools.lru_cache(maxsize=1024)
+def shown_names(names: tuple[str, ...]) -> tuple[str, ...]:
     """The seats' names as shown in a message (`safe_text.shown`): every renderer that names players
-    takes them from here."""
-    return [shown(name) for name in names]
+    takes them from here (a game's names rarely change: remembered by the tuple)."""
+    return tuple(shown(name) for name in names)
 
 
 def _value(value: object) -> str:
@@ -87,17 +96,19 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
 
 
 # ---------------------------------------------------------------------------------- cards
-def suit_groups(cards: Sequence[Card]) -> list[tuple[int, list[Card]]]:
-    """Cards by suit in display order, high to low within a suit (jokers lead the spades)."""
+@functools.lru_cache(maxsize=4096)
+def suit_groups(cards: tuple[Card, ...]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """Cards by suit in display order, high to low within a suit (jokers lead the spades). A hand
+    is drawn again at every move of the others: remembered by its cards."""
     by_suit: dict[int, list[Card]] = {}
     for card in display_sorted(cards):
         by_suit.setdefault(SUIT_OF[card], []).append(card)
-    return [(suit, by_suit[suit]) for suit in SUIT_DISPLAY_ORDER if suit in by_suit]
+    return tuple((suit, tuple(by_suit[suit])) for suit in SUIT_DISPLAY_ORDER if suit in by_suit)
 
 
 def hand_text(cards: Sequence[Card], separator: str = " · ") -> str:
     """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``."""
-    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in cards_)}" for suit, cards_ in suit_groups(cards)]
+    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in group)}" for suit, group in suit_groups(tuple(cards))]
     return separator.join(groups) or "(no cards)"
 
 
@@ -136,6 +147,7 @@ def lobby_text(live: LiveGame) -> str:
     lines = [
         f"## ♠ {MODE_TITLES[live.mode]} Spades — new game",
         f"To **{live.rules.target}** points · {rules_summary(live.rules, live.mode)}",
+        *house_rule_lines(live.rules),
         *seats,
         hints_text(live),
     ]
@@ -156,7 +168,7 @@ def bid_text(table: TableView, seat: int) -> str:
         return "—"
     if bid == 0:
         return "blind nil" if table.blind[seat] else "nil"
-    return str(bid)
+    return f"blind {bid}" if table.blind[seat] else str(bid)
 
 
 def table_header(table: TableView) -> str:
@@ -189,6 +201,8 @@ def table_play(table: TableView) -> str:
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
         lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
+    if table.phase is not Phase.DEALING and (forced := forced_line(table, names)):
+        lines.append(forced)
     if table.is_over:
         lines.append("**The game is over.**")
     elif table.phase is Phase.DEALING:
@@ -224,9 +238,9 @@ def panel_status(view: SeatView) -> str:
         return "The game is over."
     if view.cards_hidden:
         when = "It's your turn to bid." if view.my_turn else "Decide before your turn to bid."
-        return (f"You're far enough behind to bid **blind nil** (±{view.rules.blind_nil_value}, before "
-                f"seeing your cards). {when} Choose **Blind nil** or **Show my cards** below, or type "
-                "`/spades bid blind nil` or `/spades bid show my cards`.")
+        return (f"You're far enough behind to bid {blind_offer(view.rules)}, before seeing your cards. "
+                f"{when} Choose below, or type `/spades bid blind nil` (or `blind 3`…) or "
+                "`/spades bid show my cards`.")
     if view.turn is None:
         return "Hand over: the next one is being dealt."
     if not view.my_turn:  # the same words whoever is to act: a waiting panel isn't edited while others play
@@ -277,7 +291,7 @@ def _bid_word(view: SeatView, seat: int) -> str:
     bid = view.bids[seat]
     if bid == 0:
         return "blind nil" if view.blind[seat] else "nil"
-    return str(bid)
+    return f"blind {bid}" if view.blind[seat] else str(bid)
 
 
 # ------------------------------------------------------------------------------ direct message
@@ -314,7 +328,8 @@ def hand_summary(table: TableView, hand_number: int) -> str:
     assert result is not None
     rules = table.rules
     previous = table.hands[hand_number - 2].result if hand_number > 1 else None
-    bids = {b.seat: ("blind nil" if b.blind else "nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
+    bids = {b.seat: ("blind " if b.blind else "") + ("nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
+    last_winner = hand.tricks[-1].winner if hand.tricks else None
     lines = [f"### Hand {hand_number} scored"]
     names = shown_names(table.names)
     warn = False
@@ -333,7 +348,8 @@ def hand_summary(table: TableView, hand_number: int) -> str:
                    if penalties else "")
         near = bags >= rules.bag_limit - BAG_WARNING
         warn = warn or near
-        lines.append(f"{who}{NBSP}→ **{number(result.hand_points[first], '+d')}**{penalty}{SEP}{points(score)} "
+        notes = notes_text(scoring_notes(rules, hand.bids, result, members, last_winner))
+        lines.append(f"{who}{NBSP}→ **{number(result.hand_points[first], '+d')}**{notes}{penalty}{SEP}{points(score)} "
                      f"({distance}){SEP}{plural(bags, 'bag')}{NBSP + '⚠️' if near else ''}")
     if warn:
         lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
@@ -359,7 +375,9 @@ def game_over_text(table: TableView, outcome: FinishOutcome) -> str:
     rules = table.rules
     how = {"target": f"Past the target of {rules.target} after {hands}.",
            "mercy": f"The mercy rule ended the game after {hands}: a score fell to {number(-(rules.mercy or 0))}.",
-           "forfeit": f"By forfeit, after {hands}."}.get(table.ended.value if table.ended else "", f"After {hands}.")
+           "forfeit": f"By forfeit, after {hands}.",
+           "moon": f"Shot the moon: every trick bid and taken, after {hands}."}.get(
+        table.ended.value if table.ended else "", f"After {hands}.")
     lines = [f"## 🏆 {names} {'win' if len(table.winners) > 1 else 'wins'}!", how]
     changes = {c.seat: c for c in outcome.changes}
     places = table.places
@@ -472,6 +490,8 @@ On your turn your legal cards (or the bids) light up: one click plays. You also 
 direct message. If you're slow, I'll mention you once.
 **Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
 Too many bags cost points. First to the target wins.
+**House rules:** `/spades new rules:` takes a preset (Whiz, Suicide, Short game…) or pairs like \
+`overtricks=none`; `/spades rules` says what is in force.
 **Help:** in a game with a computer player, **Hint** on your panel shows what the hard computer \
 player would do, and why; after a game, `/spades review` goes over your bids and costliest plays.
 **Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
@@ -491,6 +511,7 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
             Mode.SOLO: "4 players, each for themselves, 13 cards each",
             Mode.PARTNERS: "4 players in two teams (partners sit opposite), 13 cards each"}[mode]
     set_penalty = "−10 a trick bid" if rules.set_penalty == "minus" else "0"
+    bags = rules.overtricks == "bags"
     nil = (f"Nil (no tricks): +{rules.nil_value} made, {number(-rules.nil_value)} failed."
            if rules.nil else "Nil is off: the lowest bid is 1.")
     blind = (f" Blind nil (before seeing your cards, allowed {rules.blind_nil_deficit}+ points behind): "
@@ -499,9 +520,9 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
         f"**{title}**",
         f"**{MODE_TITLES[mode]}** — {deal}. Spades are trump; follow suit if you can"
         + ("; spades can't be led until broken." if rules.spades_must_break else "."),
-        f"**Scoring:** make your bid: +10 a trick bid, +1 for each extra trick (a bag). Set: {set_penalty}. "
-        f"{nil}{blind}",
-        f"**Bags:** every {rules.bag_limit} bags cost {rules.bag_penalty} points.",
+        f"**Scoring:** make your bid: +10 a trick bid{', +1 for each extra trick (a bag)' if bags else ''}. "
+        f"Set: {set_penalty}. {nil}{blind}",
+        f"**Bags:** every {rules.bag_limit} bags cost {rules.bag_penalty} points." if bags else "**Bags:** none.",
         f"**Winning:** first to **{rules.target}**; a tie for the lead plays another hand."
         + (f" The game also ends when someone falls to {number(-rules.mercy)}." if rules.mercy else ""),
     ]
@@ -509,11 +530,15 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
         lines.append("Partners: the team's bids add up to one contract; a nil bidder is scored alone.")
     if rules.no_exact_total:
         lines.append("The last bidder may not make the bids add up to the number of tricks.")
-    lines.append("**Options:**")
-    for name, option in OPTIONS.items():
-        if name == "target" or (name in MODE_ONLY and name not in MODE_OPTIONS[mode]):
-            continue
-        lines.append(f"• `{name}` = {_value(getattr(rules, name))} — {option.help}")
+    house = house_rule_lines(rules)
+    lines += ["**House rules:**", *house] if house else []
+    shown_options = [(name, option) for name, option in OPTIONS.items() if name != "target" and name not in
+                     HOUSE_OPTIONS and (name not in MODE_ONLY or name in MODE_OPTIONS[mode])]
+    if house:  # the house rules' lines take the room the options' explanations had
+        lines.append("**Options:** " + " · ".join(f"`{n}`={_value(getattr(rules, n))}" for n, _ in shown_options))
+    else:
+        lines.append("**Options:**")
+        lines += [f"• `{name}` = {_value(getattr(rules, name))} — {option.help}" for name, option in shown_options]
     return "\n".join(lines)
 
 

@@ -29,7 +29,7 @@ LOBBY_STYLES = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyl
 
 
 LOBBY_TEMPLATE = rf"spades:lobby:{GAME}:(?P<action>join|leave|addbot|start|cancel)"
-BID_TEMPLATE = rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind)"
+BID_TEMPLATE = rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind\d?)"
 CARD_TEMPLATE = rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"
 REVEAL_TEMPLATE = rf"spades:reveal:{GAME}"
 
@@ -129,7 +129,8 @@ class RevealButton(ui.DynamicItem[ui.Button[Any]], template=REVEAL_TEMPLATE):
 
 
 async def _bid(interaction: discord.Interaction[Any], game_id: str, bid: str) -> None:
-    await services(interaction).table.panel_action(interaction, game_id, "bid", "blind nil" if bid == "blind" else bid)
+    said = "blind nil" if bid == "blind" else bid.replace("blind", "blind ")  # blind3: a trailing blind bid
+    await services(interaction).table.panel_action(interaction, game_id, "bid", said)
 
 
 async def _play(interaction: discord.Interaction[Any], game_id: str, card: Card) -> None:

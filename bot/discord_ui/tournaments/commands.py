@@ -16,7 +16,7 @@ from discord import app_commands
 
 from bot.discord_ui.safe_text import shown
 from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
-from bot.discord_ui.table.commands import ModeName, SetPenalty
+from bot.discord_ui.table.commands import ModeName, SetPenalty, preset_choices
 from bot.discord_ui.tournaments.poster import missing_thread_permissions, signup_view
 from bot.discord_ui.tournaments.render import signup_text, standings_text
 from bot.engine.names import named
@@ -68,6 +68,7 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
         computer="level of the computer players who fill leftover seats",
         nil="allow nil bids", blind_nil="allow blind nil", set_penalty="a set scores minus 10 a trick bid, or zero",
         bag_limit="bags that trigger the bag penalty", mercy="end a game when someone drops to minus this (0 = off)",
+        rules="house rules: a preset (e.g. Whiz) and/or key=value pairs",
     )
     async def new(self, interaction: Asked, mode: ModeName = "cutthroat",
                   target: app_commands.Range[int, 50, 1000] | None = None,
@@ -76,12 +77,14 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
                   round_minutes: app_commands.Range[int, 1, 1440] | None = None,
                   computer: LevelName = "normal", nil: bool | None = None, blind_nil: bool | None = None,
                   set_penalty: SetPenalty | None = None, bag_limit: app_commands.Range[int, 1, 100] | None = None,
-                  mercy: app_commands.Range[int, 0, 1000] | None = None) -> None:
+                  mercy: app_commands.Range[int, 0, 1000] | None = None, rules: str | None = None) -> None:
         await _require_organiser(interaction, None, "open a tournament")
         _require_threads(interaction)
         given = {"target": target, "nil": nil, "blind_nil": blind_nil, "set_penalty": set_penalty,
                  "bag_limit": bag_limit, "mercy": mercy}
-        options: dict[str, object] = {k: v for k, v in given.items() if v is not None}
+        presets = services(interaction).games.presets
+        options: dict[str, object] = await presets.options(guild_of(interaction), rules) if rules else {}
+        options.update({k: v for k, v in given.items() if v is not None})
         tournaments = services(interaction).tournaments
         live = await tournaments.new(guild_of(interaction), channel_of(interaction), interaction.user.id,
                                      mode=mode, options=options, rounds=rounds, level=computer,
@@ -90,6 +93,10 @@ class TournamentCommands(app_commands.Group, name="tournament", description="Swi
                                                        view=signup_view(live) or discord.utils.MISSING)
         message_id = sent.message_id or (await interaction.original_response()).id
         await tournaments.set_message(live, message_id)
+
+    @new.autocomplete("rules")
+    async def rules_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        return await preset_choices(interaction, current)
 
     @app_commands.command(description="Sign up for this channel's tournament (organiser: replace a player)")
     @app_commands.describe(partner="partners tournaments: your partner",

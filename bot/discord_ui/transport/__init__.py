@@ -27,6 +27,7 @@ from bot.discord_ui.transport.errors import (
 )
 from bot.discord_ui.transport.http import IDLE_EXPIRY, Disconnected, HttpClient, Reply, Unanswered
 from bot.discord_ui.transport.limits import RateLimits
+from bot.ops.metrics import rest_answered
 
 __all__ = [
     "ALREADY_ANSWERED",
@@ -102,6 +103,7 @@ class Transport:
             limits.spend(key)
         reply = await self.http.request(method, url, body, self._headers(token), timeout=timeout, resend=resend)
         limits.note(key, reply.status, reply.headers, reply.body if reply.status == 429 else None)
+        rest_answered(method, url, reply.status, reply.headers)
         if reply.status < 300:
             return reply
         raise error_for(reply)

@@ -15,6 +15,7 @@ import discord
 from bot.discord_ui.transport import USER_AGENT, Transport, route_key
 from bot.discord_ui.transport.errors import Held
 from bot.discord_ui.transport.limits import RateLimits
+from bot.ops.metrics import rest_answered
 
 
 def attach(http: discord.http.HTTPClient, transport: Transport) -> None:
@@ -39,6 +40,7 @@ def trace(limits: RateLimits) -> aiohttp.TraceConfig:
         headers = {name.lower(): value for name, value in response.headers.items()}
         body = await response.read() if response.status == 429 else None
         limits.note(route_key(params.method, params.url.path), response.status, headers, body)
+        rest_answered(params.method, params.url.path, response.status, headers)
 
     config.on_request_start.append(before)
     config.on_request_end.append(after)

@@ -393,7 +393,8 @@ class Table:
             typed = {"nil": "Zero", "blind nil": "BN"}.get(bid, f" {bid} ")  # as people type: said back plainly
             answer = await self.spades.command(user, self.channel, "bid", bid=typed)
             assert answer.ephemeral and answer.content == f"You bid **{bid}**.", answer
-            await self.fake.wait_until(lambda: self.phase_in(panel) != "bid", 10, "the panel to follow the bid")
+            # Until the panel shows the bid made: an edit drawn before it may land in between.
+            await self.fake.wait_until(lambda: f"You: bid {bid} ·" in panel.text, 10, "the panel to follow the bid")
         else:
             offered = self.bid_buttons(panel)
             bid = self.choose_bid(user, [b for b in offered if b != "blind nil"])

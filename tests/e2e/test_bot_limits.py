@@ -63,6 +63,7 @@ async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(
     fake = spades.fake
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # the hand ends on the moves counted below
     table = await start_game(spades, channel, [alice, bob, carol], target=150, mercy=150)
     await table.play_moves(3 + 3 * 15)  # the bids and most of the first hand
     mark = fake.checkpoint()

@@ -59,6 +59,7 @@ async def test_game_survives_sigkill_mid_hand(spades: Spades) -> None:
 async def test_what_a_hands_last_card_owes_is_posted_after_a_sigkill(spades: Spades) -> None:
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # the hand's last card is a move of its own
     table = await start_game(spades, channel, [alice, bob, carol], target=300)
     assert spades.bot is not None
     await table.play_moves(3 + 3 * 17 - 1)  # everything but the hand's last card

@@ -432,10 +432,12 @@ class Game:
     def legal_mask(self, seat: int) -> int:
         if self._phase is not Phase.PLAYING or seat != self._turn:
             return 0
-        legal = self._plain_legal(self._hands[seat])
-        if self._narrowed:
-            return play_rules.narrow(self.rules, legal, *self._trick_context())
-        return legal
+        hand = self._hands[seat]
+        if not self._narrowed:  # the hot path: play_rules.plain_legal inlined (two calls a card saved)
+            if self._trick:
+                return hand & SUIT_MASKS[self._led_suit] or hand
+            return hand & NON_SPADE_MASK or hand if self.rules.spades_must_break and not self._broken else hand
+        return play_rules.narrow(self.rules, self._plain_legal(hand), *self._trick_context())
 
     def _plain_legal(self, hand: int) -> int:
         """Follow suit; don't lead a spade before they are broken: the rules every game plays by."""

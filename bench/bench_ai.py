@@ -30,7 +30,7 @@ from bot.ai.bidding import bid_for_hand, nil_risk
 from bot.ai.drive import Choose, drive
 from bot.ai.policy import normal_card
 from bot.ai.runner import DecisionRunner
-from bot.ai.sim import PlayState
+from bot.ai.sim import PlayState, deck_mask
 from bot.engine import Game, Mode, Rules, SeatView, seat_view
 from bot.engine.modes import deck_for, tricks_for
 
@@ -296,7 +296,8 @@ def nil_hand(mode: Mode, rng: random.Random, blind: bool) -> tuple[int, int | No
         else:
             bids[seat] = bid_for_hand(hands[seat], mode, rules, tuple(range(size + 1)), mate=partner)
     state = PlayState(rules, mode is Mode.PARTNERS, hands[:], [b or 0 for b in bids],
-                      [blind] + [False] * (seats - 1), [0] * seats, [0] * seats, first, size, 0, False)
+                      [blind] + [False] * (seats - 1), [0] * seats, [0] * seats, first, size, 0, False,
+                      deck=deck_mask(mode, rules))
     while state.tricks_left:
         state.play(normal_card(state, state.turn))
     return hands[0], mate, state.won[0] == 0

@@ -33,6 +33,8 @@ from bot.engine import (
     card_label,
     display_sorted,
     export_record,
+    fast_finish,
+    nil_pass,
     parse_card,
     seat_view,
 )
@@ -223,6 +225,9 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
             prompt = "Bid blind nil, before seeing your cards? [y/N]: "
         elif view.legal_bids:
             prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
+        elif view.to_pass:
+            partner = game.names[(seat + 2) % game.seats]
+            prompt = f"{nil_pass.explain(view.to_pass, partner)} One card ({style.cards(view.hand)}): "
         else:
             prompt = f"Your card ({style.cards(view.legal_cards)}): "
         try:
@@ -267,6 +272,14 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
                 print(f"{error} You can bid {bid_choices(view.legal_bids)}.", file=out)
                 continue
             return Move.bid(bid)
+        elif view.to_pass:
+            try:
+                card = parse_card(answer)
+                game.verify_pass(seat, (card,))
+            except EngineError as error:
+                print(f"{error} You can pass {style.cards(view.hand)}.", file=out)
+                continue
+            return Move.pass_card(card)
         else:
             try:
                 card = parse_card(answer)
@@ -331,13 +344,21 @@ class TerminalGame:
             first, second = game.hand_logs[-1].draws[-2:]
             kept, dropped = (first, second) if first.kept else (second, first)
             self.say(f"You keep {self.style.card(kept.card)} and discard {self.style.card(dropped.card)}.")
+        elif move.kind == "pass":
+            gave = "You pass" if seat == self.human else f"{game.names[seat]} passes"
+            what = card_label(move.value) if seat == self.human else "a card"  # partners' secret
+            self.say(f"{gave} {what} to {'your partner' if seat == self.human else 'a partner'}.")
         elif move.kind == "play":
             hand = game.hand_logs[-1]
             if len(hand.tricks) == tricks_before:
                 self.say(trick_line(game.names, tricks_before + 1, game.trick, self.style))
             else:
-                done = hand.tricks[-1]
-                self.say(trick_line(game.names, tricks_before + 1, done.plays, self.style, done.winner))
+                auto_from = len(hand.tricks) - hand.fast_finished
+                for number in range(tricks_before, len(hand.tricks)):
+                    if number == auto_from:  # the rest of the hand played itself
+                        self.say(fast_finish.summary(game.names, [t.winner for t in hand.tricks[auto_from:]]))
+                    done = hand.tricks[number]
+                    self.say(trick_line(game.names, number + 1, done.plays, self.style, done.winner))
                 if hand.result is not None:
                     self.say("", *summary_lines(game, self.style))
 

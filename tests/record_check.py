@@ -15,7 +15,8 @@ DEFAULT_RULES = {
     "target": 500, "nil": True, "blind_nil": True, "blind_nil_deficit": 100, "no_exact_total": False,
     "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
     "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
-    "leftover": "last", "jokers": False,
+    "leftover": "last", "jokers": False, "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
+    "fast_finish": True, "nil_pass": "off",
 }
 
 
@@ -38,6 +39,8 @@ def _deck(rules: dict[str, Any], mode: str) -> set[str]:
     deck = {r + s for r in RANKS for s in "SHDC"}
     if rules["jokers"]:
         deck |= {"BJ", "LJ"}
+        if mode != "cutthroat":
+            deck -= {"2C", "2D"}
     if mode == "five":
         deck -= {"2D", "2H"}
     return deck
@@ -63,6 +66,52 @@ def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: set[str
         kept = {d["card"] for d in draws if d["seat"] == seat and d["kept"]}
         assert kept == set(deal[seat]), "a seat's hand is the cards it kept"
     assert set(hand["set_aside"]) == {d["card"] for d in draws if not d["kept"]}
+
+
+def _lowest_club(cards: set[str]) -> str | None:
+    clubs = [c for c in cards if _suit(c) == "C"]
+    return min(clubs, key=_strength) if clubs else None
+
+
+def _house_play_ok(rules: dict[str, Any], cards: set[str], card: str, plays: list[Any], first_trick: bool) -> bool:
+    """The house rules of play (first_trick, must_overtrump) for a seat whose cards are known."""
+    led = _suit(plays[0][1]) if plays else None
+    if first_trick and rules["first_trick"] == "no_spades" and _suit(card) == "S" and led != "S":
+        return all(_suit(c) == "S" for c in cards)
+    if first_trick and rules["first_trick"] == "lowest_club" and led in (None, "C") and _lowest_club(cards):
+        return card == _lowest_club(cards)
+    spades = [_strength(c) for _, c in plays if _suit(c) == "S"]
+    if rules["must_overtrump"] and led not in (None, "S") and spades and all(_suit(c) != led for c in cards):
+        can_beat = any(_suit(c) == "S" and _strength(c) > max(spades) for c in cards)
+        return not can_beat or (_suit(card) == "S" and _strength(card) > max(spades))
+    return True
+
+
+def _exchange(rules: dict[str, Any], mode: str, hand: dict[str, Any], bids: list[dict[str, Any]],
+              held: dict[int, set[str] | None], complete: bool) -> None:
+    """nil_pass: the passes fit the bids (1 card each, 2 for a blind nil, between the partners of a
+    team with a nil), and the cards change hands (where the hands are known)."""
+    passes = hand.get("passes", [])
+    nil_of = {b["seat"]: (b["bid"] == 0, b["blind"]) for b in bids}
+    expected = {}
+    if rules["nil_pass"] == "one_two" and mode == "partners" and len(bids) == len(held):
+        for team in ((0, 2), (1, 3)):
+            if any(nil_of[s][0] for s in team):
+                count = 2 if any(nil_of[s] == (True, True) for s in team) else 1
+                expected.update({team[0]: (team[1], count), team[1]: (team[0], count)})
+    for p in passes:
+        to, count = expected[p["from"]]
+        assert p["to"] == to and (len(p["cards"]) == count if complete else 1 <= len(p["cards"]) <= count)
+        cards = held[p["from"]]
+        if cards is not None:
+            assert set(p["cards"]) <= cards, "a seat passed a card it was not dealt"
+            cards -= set(p["cards"])
+    for p in passes:
+        receiver = held[p["to"]]
+        if receiver is not None:
+            receiver |= set(p["cards"])
+    if complete:
+        assert {p["from"] for p in passes} == set(expected), "every partner of a nil passes"
 
 
 def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None:
@@ -149,11 +198,18 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         assert not tricks or len(bids) == seats, "play starts once everyone has bid"
         assert len(tricks) <= tricks_per_hand
         held: dict[int, set[str] | None] = {s: set(deal[s]) if s in deal else None for s in range(seats)}
-        shown_cards = {c for cards in deal.values() for c in cards}
+        _exchange(rules, mode, hand, bids, held, complete)
+        shown_cards = {c for cards in held.values() if cards is not None for c in cards}
+        leader = first
+        if rules["first_lead"] == "two_clubs":
+            if all(cards is not None for cards in held.values()):
+                dealt = {c: s for s, cards in held.items() if cards is not None for c in cards}
+                leader = dealt[min((c for c in dealt if _suit(c) == "C"), key=_strength)]
+            elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
+                leader = hand["tricks"][0]["leader"]
         voids: dict[int, set[str]] = {s: set() for s in range(seats)}
         played: set[str] = set()
         broken = False
-        leader = first
         won = [0] * seats
         for number, trick in enumerate(tricks, start=1):
             assert trick["leader"] == leader
@@ -179,6 +235,8 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
                             assert all(_suit(c) == "S" for c in cards), "spades led before broken"
                     elif _suit(card) != led:
                         assert all(_suit(c) != led for c in cards), f"seat {seat} reneged"
+                    assert _house_play_ok(rules, cards, card, plays[:position], number == 1), \
+                        f"seat {seat} broke a house rule of play with {card}"
                     cards.discard(card)
                 if _suit(card) == "S":
                     broken = True
@@ -193,6 +251,10 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert trick["winner"] == winner
             won[winner] += 1
             leader = winner
+        if "fast_finish" in hand:  # the last tricks played themselves: only in a finished hand, with the rule on
+            assert complete and rules["fast_finish"] and 2 <= hand["fast_finish"]["from_trick"] <= len(tricks)
+        elif complete:  # with the rule on, at least the last trick (one card each) plays itself
+            assert not rules["fast_finish"], "a hand played to its last card under fast_finish"
         if not complete:
             continue
         assert len(tricks) == tricks_per_hand and all(not h for h in held.values())

@@ -6,7 +6,7 @@ from typing import Literal, NamedTuple, Protocol
 
 from bot.engine import Game, SeatView
 
-MoveKind = Literal["bid", "blind_nil", "reveal", "play", "draw"]
+MoveKind = Literal["bid", "blind_nil", "reveal", "play", "draw", "pass"]
 
 
 class Move(NamedTuple):
@@ -24,6 +24,11 @@ class Move(NamedTuple):
     @classmethod
     def draw(cls, keep: bool) -> Move:
         return cls("draw", int(keep))
+
+    @classmethod
+    def pass_card(cls, card: int) -> Move:
+        """nil_pass: one card to the partner (a seat passing two is asked twice)."""
+        return cls("pass", card)
 
     @classmethod
     def blind(cls, tricks: int) -> Move:
@@ -51,6 +56,8 @@ def apply_move(game: Game, seat: int, move: Move) -> None:
         game.bid(seat, move.value)
     elif move.kind == "draw":
         game.draw(seat, bool(move.value))
+    elif move.kind == "pass":
+        game.pass_cards(seat, (move.value,))
     elif move.kind == "blind_nil":
         game.bid(seat, move.value, blind=True)
     else:

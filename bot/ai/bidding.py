@@ -40,6 +40,9 @@ CALIBRATION = {
     # a side king; in duo both hands are chosen card by card and every trick is one of two players'.
     "five": Calibration(1.0, 0.6, 0.2, 4, 2.6, 0.9, 0.6, 0.74, 0.47, 0.4, 51),
     "duo": Calibration(1.0, 0.75, 0.3, 6, 4.0, 0.9, 0.6, 0.79, 2.4, 0.5, 51),
+    # Jokers in four-seat play: 15 spades in 52 cards, so more spades a hand and two tops above A♠.
+    "solo_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.98, 0.69, 0.6, 53),
+    "partners_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.86, 1.0, 0.5, 53),
 }
 
 
@@ -51,9 +54,7 @@ CLOSER_CALIBRATION = {name: cal._replace(margin=cal.margin - 0.5) if name.starts
 
 def calibration(mode: Mode, rules: Rules, habits: Habits = CURRENT) -> Calibration:
     table = CLOSER_CALIBRATION if habits.closer_cutthroat_bids else CALIBRATION
-    if mode is Mode.CUTTHROAT:
-        return table["cutthroat_jokers" if rules.jokers else "cutthroat"]
-    return table[mode.value]
+    return table[f"{mode.value}_jokers" if rules.jokers else mode.value]
 
 
 def honour_count(hand: int, cal: Calibration) -> float:

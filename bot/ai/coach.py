@@ -12,6 +12,7 @@ from typing import NamedTuple
 from bot.ai.base import BLIND_NIL, Move, forced_move
 from bot.ai.bidding import blind_move, blind_nil_chance
 from bot.ai.hard import Budget, HardPlayer, distinct_cards
+from bot.ai.passing import pass_choice
 from bot.ai.policy import winners_of
 from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView, card_label, mask_of
@@ -39,6 +40,11 @@ def advise(view: SeatView, seed: int, budget: str | float | Budget | None = None
     if view.cards_hidden:
         move = forced or blind_move(view)
         return Hint(move, *blind_nil_reason(view, move))
+    if view.to_pass:
+        card = pass_choice(view)
+        why = ("a nil bidder keeps fewer winners by passing its most dangerous card" if view.bids[view.seat] == 0
+               else "your low cards help your partner's nil duck under")
+        return Hint(Move.pass_card(card), f"Pass the {card_label(card)}", why)
     if view.legal_cards:
         if forced is not None:
             return Hint(forced, f"Play the {card_label(forced.value)}", only_card_reason(view))

@@ -60,6 +60,8 @@ def random_moves(rng: random.Random, blind_nil: float = 0.0) -> Choose:
             return Move.draw(rng.random() < 0.5)
         if game.phase is Phase.BIDDING:
             return Move.bid(rng.choice(game.legal_bids(seat)))
+        if game.phase is Phase.PASSING:
+            return Move.pass_card(rng.choice(game.hand_of(seat)))
         return Move.play(rng.choice(game.legal_cards(seat)))
 
     return choose

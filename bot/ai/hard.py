@@ -19,11 +19,13 @@ from bot.ai.base import Move
 from bot.ai.bidding import bid_for_hand, blind_move, mate_bid, nil_worth_trying
 from bot.ai.drawing import keeps_drawn
 from bot.ai.house_bidding import predicted_legal
+from bot.ai.passing import pass_choice
 from bot.ai.policy import normal_card
 from bot.ai.sampler import Sampler
-from bot.ai.sim import PlayState, out_of_deck
+from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
+from bot.engine.play_rules import first_leader
 
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
 MIN_ITERATIONS = 4
@@ -157,6 +159,8 @@ class HardPlayer:
         self.budget = Budget.parse(budget)
 
     def choose(self, view: SeatView) -> Move:
+        if view.to_pass:  # the normal player's pass: searching 13 × 13 exchanges is not worth a budget
+            return Move.pass_card(pass_choice(view))
         if view.legal_cards:
             return Move.play(self.play(view))
         if view.drawn is not None:
@@ -231,8 +235,7 @@ class HardPlayer:
         sampler = Sampler(view, self.rng)
         scorer = Scorer(view)
         seat = view.seat
-        leader = (view.dealer + 1) % view.seats
-        absent = out_of_deck(view)
+        left_of_dealer = (view.dealer + 1) % view.seats
         totals = [0.0] * len(candidates)
         tricks = [0] * len(candidates)
         iteration = 0
@@ -242,10 +245,12 @@ class HardPlayer:
             bids = [b if b is not None else bid_for_hand(
                 hands[s], view.mode, view.rules, predicted_legal(view.rules, hands[s], view.tricks_per_hand),
                 tricks=view.tricks_per_hand) for s, b in enumerate(view.bids)]
+            leader = first_leader(view.rules, hands, left_of_dealer)
             for index, candidate in enumerate(candidates):
                 bids[seat] = candidate
                 state = PlayState(view.rules, view.mode is Mode.PARTNERS, hands[:], bids, view.blind,
-                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, absent, False)
+                                  [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False,
+                                  deck=view.deck_mask)
                 rollout(state)
                 totals[index] += scorer.rewards(state)[seat]
                 tricks[index] += state.won[seat]

@@ -6,6 +6,7 @@ from bot.ai.base import REVEAL, Move
 from bot.ai.bidding import blind_move, calibration, honour_count, nearest_legal, normal_bid
 from bot.ai.drawing import keeps_drawn
 from bot.ai.habits import VERSIONS
+from bot.ai.passing import pass_choice
 from bot.ai.policy import easy_card, normal_card
 from bot.ai.sim import PlayState
 from bot.engine import SeatView
@@ -23,6 +24,8 @@ class NormalPlayer:
         self.level = "normal" if version == LATEST else f"normal-v{version}"
 
     def choose(self, view: SeatView) -> Move:
+        if view.to_pass:
+            return Move.pass_card(pass_choice(view))
         if view.legal_cards:
             return Move.play(self.card(PlayState.from_view(view), view.seat))
         if view.drawn is not None:

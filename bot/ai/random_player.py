@@ -15,6 +15,8 @@ class RandomPlayer:
         self._rng = random.Random(seed)
 
     def choose(self, view: SeatView) -> Move:
+        if view.to_pass:
+            return Move.pass_card(self._rng.choice(view.hand))
         if view.legal_cards:
             return Move.play(self._rng.choice(view.legal_cards))
         if view.drawn is not None:

@@ -81,8 +81,7 @@ class Decision(NamedTuple):
 
 def _read(record: Mapping[str, Any]) -> tuple[Game, list[Mapping[str, Any]]]:
     mode = Mode.parse(str(record["mode"]))
-    rules = Rules.from_options({k: v for k, v in dict(record["rules"]).items()
-                                if k in Rules.__dataclass_fields__})
+    rules = Rules.from_saved({k: v for k, v in dict(record["rules"]).items() if k in Rules.__dataclass_fields__})
     players = sorted(record["players"], key=lambda p: int(p["seat"]))
     hands = [h for h in record["hands"] if "result" in h]
     first_dealer = int(hands[0]["dealer"]) if hands else 0
@@ -109,7 +108,12 @@ def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
                 if not blind:
                     yield Decision(seat_view(game, seat), "bid", tricks, number, 0)
                 game.bid(seat, tricks, blind=blind)
-            for index, trick in enumerate(hand["tricks"], start=1):
+            for passed in hand.get("passes", ()):  # nil_pass: not reviewed, but the cards change hands
+                game.pass_cards(int(passed["from"]), [parse_card(c) for c in passed["cards"]])
+            tricks = hand["tricks"]
+            if "fast_finish" in hand:  # the rest played itself
+                tricks = tricks[:int(hand["fast_finish"]["from_trick"]) - 1]
+            for index, trick in enumerate(tricks, start=1):
                 for seat, code in trick["plays"]:
                     card = parse_card(code)
                     yield Decision(seat_view(game, int(seat)), "play", card, number, index)

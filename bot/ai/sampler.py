@@ -1,7 +1,8 @@
 """Dealing the cards a seat can't see, consistently with what it knows.
 
 Hard constraints: the seat's own hand, every card played, each seat's hand size, the suits a seat
-has shown it lacks (it didn't follow, or it led a spade before spades were broken), and a set-aside
+has shown it lacks (it didn't follow, or it led a spade before spades were broken), the cards a
+house rule of play would have made it play (``first_trick``, ``must_overtrump``), and a set-aside
 card that the rules name (``leftover=two_clubs``). Soft evidence: bids, by preferring deals in which
 the normal bidder would have bid what each seat did, and in duo the draw, in which players keep
 high cards and spades rather than discard them.
@@ -14,8 +15,20 @@ import random
 
 from bot.ai.bidding import bid_for_hand, calibration, honour_count
 from bot.ai.house_bidding import predicted_legal
-from bot.engine import Mode, SeatView
-from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_OF, TWO_OF_CLUBS, mask_of
+from bot.engine import Mode, Phase, Rules, SeatView
+from bot.engine.cards import (
+    CLUBS,
+    FIRST_SPADE,
+    NON_SPADE_MASK,
+    SPADE_MASK,
+    SPADES,
+    SUIT_MASKS,
+    SUIT_OF,
+    TWO_OF_CLUBS,
+    Card,
+    mask_of,
+)
+from bot.engine.play_rules import restricts_play
 
 # Duo: the other player chose its hand in the draw. In normal self-play it kept spades, aces and kings
 # about four times in five, queens 44%, other cards about one in three: a card's odds of being in its
@@ -24,14 +37,18 @@ KEPT_ODDS = tuple(9.0 if c >= FIRST_SPADE or c % 13 >= 11 else 2.0 if c % 13 == 
 
 
 def shown_voids(view: SeatView) -> list[int]:
-    """Per seat, a mask of the suits (as card masks) it has shown it holds none of."""
+    """Per seat, a mask of the cards it has shown it holds none of: suits it didn't follow, and what
+    the house rules of play would have made it play."""
     voids = [0] * view.seats
     broken = False
     must_break = view.rules.spades_must_break
     tricks = [t.plays for t in view.tricks]
     if view.trick:
         tricks.append(view.trick)
-    for plays in tricks:
+    house = restricts_play(view.rules)
+    for number, plays in enumerate(tricks):
+        if house:
+            _house_play_shows(view.rules, plays, number == 0, voids)
         _, first = plays[0]
         led = SUIT_OF[first]
         if first >= FIRST_SPADE and must_break and not broken:
@@ -42,6 +59,23 @@ def shown_voids(view: SeatView) -> list[int]:
         if any(card >= FIRST_SPADE for _, card in plays):
             broken = True
     return voids
+
+
+def _house_play_shows(rules: Rules, plays: tuple[tuple[int, Card], ...], first_trick: bool, voids: list[int]) -> None:
+    """A card played under first_trick or must_overtrump rules out the cards that would have been forced."""
+    led = SUIT_OF[plays[0][1]]
+    best = -1
+    for position, (seat, card) in enumerate(plays):
+        spade = card >= FIRST_SPADE
+        if first_trick and rules.first_trick == "no_spades" and spade and (position == 0 or led != SPADES):
+            voids[seat] |= NON_SPADE_MASK
+        if first_trick and rules.first_trick == "lowest_club" and (position == 0 or led == CLUBS):
+            voids[seat] |= SUIT_MASKS[CLUBS] & ((1 << card) - 1 if SUIT_OF[card] == CLUBS else -1)
+        if (rules.must_overtrump and position and led != SPADES and SUIT_OF[card] != led and best >= 0
+                and not (spade and card > best)):
+            voids[seat] |= SPADE_MASK & ~((2 << best) - 1)
+        if spade:
+            best = max(best, card)
 
 
 class Sampler:
@@ -61,6 +95,12 @@ class Sampler:
         self.unknown = unknown & ~known_aside
         self.others = [s for s in range(self.seats) if s != self.seat]
         self.sizes = list(view.hand_sizes)
+        self.fixed = [0] * self.seats  # cards known to be in a hand: nil_pass, what this seat gave its partner
+        if view.passed and view.phase is Phase.PLAYING:
+            mate = (self.seat + 2) % self.seats  # nil_pass is played in partners
+            self.fixed[mate] = mask_of(view.passed) & self.unknown
+            self.unknown &= ~self.fixed[mate]
+            self.sizes[mate] -= self.fixed[mate].bit_count()
         self.aside = self.unknown.bit_count() - sum(self.sizes[s] for s in self.others)
         voids = shown_voids(view)
         self.allowed = [self.unknown & ~voids[s] for s in range(self.seats)]
@@ -87,7 +127,7 @@ class Sampler:
     def _try_deal(self, strict: bool) -> list[int] | None:
         rng = self.rng
         random_ = rng.random
-        hands = [0] * self.seats
+        hands = self.fixed[:]
         hands[self.seat] = self.hand
         room = self.sizes[:]
         room[self.seat] = 0

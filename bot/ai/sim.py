@@ -10,25 +10,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_OF, Card
+from bot.engine.cards import FIRST_SPADE, SUIT_OF, Card, mask_of
 from bot.engine.game import LAST_TRICK_BONUS
+from bot.engine.modes import deck_for
+from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
 JOKER_FULL_DECK = (1 << 54) - 1
-JOKERS = JOKER_FULL_DECK ^ ((1 << 52) - 1)
 
 
-def out_of_deck(view: SeatView) -> int:
-    """Cards the mode's deck doesn't hold (jokers, five's 2♦ and 2♥): the policies count them as gone."""
-    return JOKER_FULL_DECK & ~view.deck_mask
-
-
-def legal_mask(hand: int, led: int, broken: bool, must_break: bool) -> int:
-    """The cards a seat may play; ``led`` is the suit led, or -1 when the seat leads."""
-    if led >= 0:
-        return hand & SUIT_MASKS[led] or hand
-    if must_break and not broken:
-        return hand & NON_SPADE_MASK or hand
-    return hand
+def deck_mask(mode: Mode, rules: Rules) -> int:
+    """The cards in play in a game of this mode and rules (the others count as gone in search)."""
+    return mask_of(deck_for(mode, rules))
 
 
 class PlayState:
@@ -42,9 +34,11 @@ class PlayState:
         "bids",
         "blinds",
         "broken",
+        "first_trick",
         "hands",
         "led",
         "must_break",
+        "narrowed",
         "partners",
         "played",
         "rules",
@@ -57,9 +51,13 @@ class PlayState:
 
     def __init__(self, rules: Rules, partners: bool, hands: list[int], bids: Sequence[int],
                  blinds: Sequence[bool], won: list[int], bags: Sequence[int], turn: int,
-                 tricks_left: int, played: int, broken: bool) -> None:
+                 tricks_left: int, played: int, broken: bool, *, deck: int) -> None:
+        """``played`` holds the cards of the completed tricks (none: this is the hand's first trick);
+        ``deck`` the cards in play (:func:`deck_mask`)."""
         self.rules = rules
         self.must_break = rules.spades_must_break
+        self.narrowed = restricts_play(rules)
+        self.first_trick = not played
         self.partners = partners
         self.seats = len(hands)
         self.hands = hands
@@ -69,7 +67,7 @@ class PlayState:
         self.bags = tuple(bags)
         self.turn = turn
         self.tricks_left = tricks_left
-        self.played = played if rules.jokers else played | JOKERS  # jokers out of the deck count as gone
+        self.played = played | (JOKER_FULL_DECK & ~deck)  # cards out of the deck count as gone
         self.broken = broken
         self.trick: list[tuple[int, Card]] = []
         self.led = -1
@@ -86,8 +84,8 @@ class PlayState:
         state = cls(view.rules, view.mode is Mode.PARTNERS, hands,
                     bids if bids is not None else [b or 0 for b in view.bids], view.blind,
                     list(view.tricks_won), view.bags, view.seat if view.turn is None else view.turn,
-                    view.tricks_per_hand - len(view.tricks), view.played_mask | out_of_deck(view),
-                    view.spades_broken)
+                    view.tricks_per_hand - len(view.tricks),
+                    mask_of(c for t in view.tricks for _, c in t.plays), view.spades_broken, deck=view.deck_mask)
         for seat, card in view.trick:
             state.add_to_trick(seat, card)
         return state
@@ -96,6 +94,7 @@ class PlayState:
         other = PlayState.__new__(PlayState)
         other.rules, other.must_break, other.partners, other.seats = (
             self.rules, self.must_break, self.partners, self.seats)
+        other.narrowed, other.first_trick = self.narrowed, self.first_trick
         other.hands, other.won, other.trick = self.hands[:], self.won[:], self.trick[:]
         other.bids, other.blinds, other.bags, other.turn = self.bids, self.blinds, self.bags, self.turn
         other.tricks_left, other.played, other.broken = self.tricks_left, self.played, self.broken
@@ -103,7 +102,10 @@ class PlayState:
         return other
 
     def legal(self, seat: int) -> int:
-        return legal_mask(self.hands[seat], self.led, self.broken, self.must_break)
+        legal = plain_legal(self.hands[seat], self.led, self.broken, self.must_break)
+        if self.narrowed:  # the house rules of play: the engine's own function
+            return narrow(self.rules, legal, self.first_trick, self.led, self.best if self.best >= FIRST_SPADE else -1)
+        return legal
 
     def add_to_trick(self, seat: int, card: Card) -> None:
         """Put a card on the trick (a card already gone from the hand, as when rebuilding a view)."""
@@ -127,6 +129,7 @@ class PlayState:
             return
         winner = self.best_seat
         self.won[winner] += 1
+        self.first_trick = False
         self.trick = []
         self.led = -1
         self.best = -1

@@ -27,10 +27,12 @@ from bot.engine.errors import (
 from bot.engine.events import (
     BidMade,
     Cancelled,
+    CardPassed,
     CardPlayed,
     Dealt,
     Drew,
     Event,
+    FastFinished,
     Forfeited,
     Revealed,
     event_from_json,
@@ -68,8 +70,9 @@ from bot.engine.view import (
 
 __all__ = [
     "ACCEPTED_FORMS", "BIG_JOKER", "GAME_FORMAT", "LITTLE_JOKER", "OPTIONS", "POINTS_BY_PLACE",
-    "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError",
-    "CardPlayed", "Dealt", "Drew", "Ending", "EngineError", "Entrant", "Event", "Forfeited", "Game", "HandLog",
+    "RECORD_FORMAT", "TOURNAMENT_FORMAT", "BadRecord", "BidMade", "Cancelled", "Card", "CardParseError", "CardPassed",
+    "CardPlayed", "Dealt", "Drew", "Ending", "EngineError", "Entrant", "Event", "FastFinished", "Forfeited", "Game",
+    "HandLog",
     "HandResult", "IllegalAction", "IllegalBid", "IllegalCard", "Mode", "NotYourTurn", "Phase", "PublicHand",
     "RecordView", "Revealed",
     "RoundResult", "RuleError", "Rules", "SeatTally", "SeatView", "SideScore", "Stage", "Standing", "Table",

@@ -39,9 +39,23 @@ class BidMade(NamedTuple):
     forced: bool = False  # made by the game: the house rules left the seat this one bid
 
 
+class CardPassed(NamedTuple):
+    """nil_pass: a card put aside for the seat's partner."""
+
+    seat: int
+    card: Card
+
+
 class CardPlayed(NamedTuple):
     seat: int
     card: Card
+
+
+class FastFinished(NamedTuple):
+    """The rest of the hand (``tricks`` tricks) played itself: nobody's choice could change who took
+    each of them. Its cards are not logged one by one: replaying this event plays them again."""
+
+    tricks: int
 
 
 class Cancelled(NamedTuple):
@@ -52,7 +66,7 @@ class Forfeited(NamedTuple):
     seat: int
 
 
-Event = Dealt | Revealed | BidMade | CardPlayed | Cancelled | Forfeited | Drew
+Event = Dealt | Drew | Revealed | BidMade | CardPassed | CardPlayed | FastFinished | Cancelled | Forfeited
 
 
 def event_to_json(event: Event) -> dict[str, Any]:
@@ -76,6 +90,10 @@ def event_to_json(event: Event) -> dict[str, Any]:
         return {"type": "reveal", "seat": event.seat}
     if isinstance(event, Forfeited):
         return {"type": "forfeit", "seat": event.seat}
+    if isinstance(event, FastFinished):
+        return {"type": "fast_finish", "tricks": event.tricks}
+    if isinstance(event, CardPassed):
+        return {"type": "pass", "seat": event.seat, "card": card_code(event.card)}
     return {"type": "cancel"}
 
 
@@ -96,6 +114,10 @@ def event_from_json(data: dict[str, Any]) -> Event:
             return Revealed(_int(data["seat"]))
         if kind == "forfeit":
             return Forfeited(_int(data["seat"]))
+        if kind == "pass":
+            return CardPassed(_int(data["seat"]), parse_card(data["card"]))
+        if kind == "fast_finish":
+            return FastFinished(_int(data["tricks"]))
         if kind == "cancel":
             return Cancelled()
     except (KeyError, TypeError, ValueError) as error:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
+from bot.engine import fast_finish, nil_pass, play_rules
 from bot.engine.bidding_rules import BidContext, bid_refusal, blind_offered, blind_refusal, constrains, legal
 from bot.engine.cards import (
     FIRST_SPADE,
@@ -42,10 +43,12 @@ from bot.engine.errors import (
 from bot.engine.events import (
     BidMade,
     Cancelled,
+    CardPassed,
     CardPlayed,
     Dealt,
     Drew,
     Event,
+    FastFinished,
     Forfeited,
     Revealed,
     event_from_json,
@@ -63,6 +66,7 @@ class Phase(StrEnum):
     DEALING = "dealing"  # between hands: the next action is a deal
     DRAWING = "drawing"  # duo: the hands are drawn from the stock before the bidding
     BIDDING = "bidding"
+    PASSING = "passing"  # nil_pass: partners of a nil bidder trade cards before the first lead
     PLAYING = "playing"
     OVER = "over"
 
@@ -103,6 +107,8 @@ class HandLog:
     draws: list[DrawLog] = field(default_factory=list)  # duo: every card drawn, in order
     tricks: list[TrickLog] = field(default_factory=list)
     result: HandResult | None = None
+    passes: list[CardPassed] = field(default_factory=list)
+    fast_finished: int = 0  # how many of the last tricks played themselves (fast_finish)
 
 
 def _trick_winner(plays: list[tuple[int, Card]], led_suit: int) -> int:
@@ -126,16 +132,19 @@ class Game:
         "_draw",
         "_eligible",
         "_ended",
+        "_escrow",
         "_events",
         "_hands",
         "_hidden",
         "_led_suit",
         "_log",
         "_names",
+        "_narrowed",
         "_phase",
         "_seat_side",
         "_side_bags",
         "_side_scores",
+        "_to_pass",
         "_trick",
         "_trick_leader",
         "_tricks_left",
@@ -198,6 +207,9 @@ class Game:
         self._side_bags = [0] * self.sides
         self._ended: Ending | None = None
         self._winners: tuple[int, ...] = ()
+        self._narrowed = play_rules.restricts_play(rules)
+        self._to_pass = [0] * self.seats  # cards each seat still passes (nil_pass)
+        self._escrow = [0] * self.seats  # cards a seat has passed, until its partner has too
 
     # ----------------------------------------------------------------- creation and persistence
     @classmethod
@@ -244,7 +256,7 @@ class Game:
             game = cls(
                 str(setup["game_id"]),
                 Mode.parse(setup["mode"]),
-                Rules.from_options(setup["rules"]),
+                Rules.from_saved(setup["rules"]),
                 int(setup["seed"]),
                 int(setup["first_dealer"]),
                 [str(n) for n in setup["names"]],
@@ -272,7 +284,11 @@ class Game:
     def apply(self, event: Event) -> None:
         """Carry out a logged event through the same checks as a live action."""
         if isinstance(event, CardPlayed):
-            self.play(event.seat, event.card)
+            self._events.append(self._put(event.seat, event.card))  # a logged fast finish follows if it was one
+        elif isinstance(event, FastFinished):
+            self.fast_finish(event.tricks)
+        elif isinstance(event, CardPassed):
+            self.pass_cards(event.seat, (event.card,))
         elif isinstance(event, BidMade):
             if event.forced:  # replay() finds them already made by the action before
                 raise IllegalAction("Only the game itself makes a forced bid.")
@@ -426,15 +442,35 @@ class Game:
         if self._phase is not Phase.PLAYING or seat != self._turn:
             return 0
         hand = self._hands[seat]
-        if self._trick:
-            follow = hand & SUIT_MASKS[self._led_suit]
-            return follow or hand
-        if self.rules.spades_must_break and not self._broken:
-            return hand & NON_SPADE_MASK or hand
-        return hand
+        if not self._narrowed:  # the hot path: play_rules.plain_legal inlined (two calls a card saved)
+            if self._trick:
+                return hand & SUIT_MASKS[self._led_suit] or hand
+            return hand & NON_SPADE_MASK or hand if self.rules.spades_must_break and not self._broken else hand
+        return play_rules.narrow(self.rules, self._plain_legal(hand), *self._trick_context())
+
+    def _plain_legal(self, hand: int) -> int:
+        """Follow suit; don't lead a spade before they are broken: the rules every game plays by."""
+        return play_rules.plain_legal(hand, self._led_suit if self._trick else -1, self._broken,
+                                      self.rules.spades_must_break)
+
+    def _trick_context(self) -> tuple[bool, int, Card]:
+        """What the house rules of play look at: first trick?, the suit led (-1: none yet), the top spade."""
+        led = self._led_suit if self._trick else -1
+        return self._tricks_left == self.tricks_per_hand, led, play_rules.highest_spade(self._trick)
 
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
         return cards_of(self.legal_mask(seat))
+
+    def play_note(self, seat: int) -> str | None:
+        """Why a house rule of play takes cards away from the seat on turn now, in the words of its refusal."""
+        legal = self.legal_mask(seat) if self._narrowed else 0
+        if not legal:
+            return None
+        plain = self._plain_legal(self._hands[seat])
+        dropped = plain & ~legal
+        if not dropped:
+            return None
+        return play_rules.refusal(self.rules, plain, *self._trick_context(), dropped.bit_length() - 1)
 
     # ------------------------------------------------------------------------------ deal
     def deck(self) -> tuple[Card, ...]:
@@ -505,7 +541,7 @@ class Game:
             self._draw = Draw(event.stock, self.seats, self._log[-1].draws)
             self._phase = Phase.DRAWING
         self._turn = (dealer + 1) % self.seats
-        self._trick_leader = self._turn
+        self._trick_leader = play_rules.first_leader(self.rules, self._hands, self._turn)
         self._events.append(event)
         self._force_bid()
         return event
@@ -574,7 +610,9 @@ class Game:
         log.deal = tuple(cards_of(hand) for hand in self._hands)
         log.set_aside = cards_of(draw.discarded)
         self._phase = Phase.BIDDING
-        self._turn = self._trick_leader
+        self._turn = (self.dealer + 1) % self.seats
+        # The first lead can depend on the cards held (first_lead=two_clubs): known only now.
+        self._trick_leader = play_rules.first_leader(self.rules, self._hands, self._turn)
         self._force_bid()
         return event
 
@@ -597,8 +635,12 @@ class Game:
             return "The draw isn't finished yet."
         if wanted is Phase.DRAWING:
             return "The draw is over."
-        if wanted is Phase.PLAYING:
+        if self._phase is Phase.PASSING:
+            return "Partners are passing cards first."
+        if wanted is not Phase.BIDDING and self._phase is Phase.BIDDING:
             return "Bidding isn't finished yet."
+        if wanted is Phase.PASSING:
+            return "There are no cards to pass now."
         return "Bidding is over: play a card."
 
     def _forbidden_bid(self, seat: int) -> int | None:
@@ -658,8 +700,9 @@ class Game:
         self._hidden[seat] = False
         self._log[-1].bids.append(event)
         if len(self._log[-1].bids) == self.seats:
-            self._phase = Phase.PLAYING
-            self._turn = self._trick_leader
+            teams = [self.side_seats(side) for side in range(self.sides)]
+            self._to_pass = nil_pass.pass_counts(self.rules.nil_pass, teams, self.bids, self.blind)
+            self._next_passer_or_play(self.dealer)
         else:
             self._turn = (seat + 1) % self.seats
         self._events.append(event)
@@ -700,6 +743,68 @@ class Game:
         self._force_bid()
         return event
 
+    # ----------------------------------------------------------------------- passing
+    def cards_to_pass(self, seat: int) -> int:
+        """How many cards the seat passes now (nil_pass): nonzero only on its turn to pass."""
+        return self._to_pass[seat] if self._phase is Phase.PASSING and seat == self._turn else 0
+
+    def passes(self, seat: int) -> tuple[tuple[Card, ...], tuple[Card, ...]]:
+        """The cards the seat passed this hand, and those it received (once both partners chose)."""
+        if not self._log:
+            return (), ()
+        log = self._log[-1].passes
+        gave = tuple(p.card for p in log if p.seat == seat)
+        exchanged = self._phase is not Phase.PASSING
+        got = tuple(p.card for p in log if exchanged and p.seat != seat and self._partner(p.seat) == seat)
+        return gave, got
+
+    def _partner(self, seat: int) -> int:
+        return nil_pass.partner([self.side_seats(side) for side in range(self.sides)], seat)
+
+    def verify_pass(self, seat: int, cards: Sequence[Card]) -> None:
+        self._check_turn(seat, Phase.PASSING)
+        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 54 for c in cards):
+            raise IllegalCard("Those aren't cards.")
+        reason = nil_pass.refusal(self._hands[seat], self._to_pass[seat], cards)
+        if reason:
+            raise IllegalCard(reason)
+
+    def can_pass(self, seat: int, cards: Sequence[Card]) -> bool:
+        try:
+            self.verify_pass(seat, cards)
+        except EngineError:
+            return False
+        return True
+
+    def pass_cards(self, seat: int, cards: Sequence[Card]) -> tuple[CardPassed, ...]:
+        """Put cards aside for the partner (one event each); they change hands once both have chosen."""
+        self.verify_pass(seat, cards)
+        events = tuple(CardPassed(seat, card) for card in cards)
+        for event in events:
+            self._hands[seat] ^= 1 << event.card
+            self._escrow[seat] |= 1 << event.card
+            self._to_pass[seat] -= 1
+            self._log[-1].passes.append(event)
+            self._events.append(event)
+        if not self._to_pass[seat]:
+            self._next_passer_or_play(seat)
+        return events
+
+    def _next_passer_or_play(self, after: int) -> None:
+        """The next seat clockwise that still passes; when none is left the cards change hands and
+        play begins (the first leader found again: a pass may move the 2♣)."""
+        for step in range(1, self.seats + 1):
+            seat = (after + step) % self.seats
+            if self._to_pass[seat]:
+                self._phase, self._turn = Phase.PASSING, seat
+                return
+        if any(self._escrow):
+            for seat, cards in enumerate(self._escrow):
+                self._hands[self._partner(seat)] |= cards
+            self._escrow = [0] * self.seats
+            self._trick_leader = play_rules.first_leader(self.rules, self._hands, (self.dealer + 1) % self.seats)
+        self._phase, self._turn = Phase.PLAYING, self._trick_leader
+
     # -------------------------------------------------------------------------- play
     def verify_play(self, seat: int, card: Card) -> None:
         self._check_turn(seat, Phase.PLAYING)
@@ -715,6 +820,10 @@ class Game:
         elif (card >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
               and hand & NON_SPADE_MASK):
             raise IllegalCard("Spades haven't been broken: lead another suit.")
+        if self._narrowed:
+            reason = play_rules.refusal(self.rules, self._plain_legal(hand), *self._trick_context(), card)
+            if reason:
+                raise IllegalCard(reason)
 
     def can_play(self, seat: int, card: Card) -> bool:
         try:
@@ -724,6 +833,17 @@ class Game:
         return True
 
     def play(self, seat: int, card: Card) -> CardPlayed:
+        """Play a card; when it ends a trick and the rest of the hand is settled (``fast_finish``),
+        the hand plays itself out at once, logged as one :class:`FastFinished` after the card."""
+        event = self._put(seat, card)
+        self._events.append(event)
+        if (self.rules.fast_finish and not self._trick and self._phase is Phase.PLAYING
+                and fast_finish.settled(self.rules, self._hands, self._trick_leader, self._broken)):
+            self.fast_finish()
+        return event
+
+    def _put(self, seat: int, card: Card) -> CardPlayed:
+        """Put a legal card on the trick and take the trick when it is full; logs nothing."""
         # Fast path: the legal mask already encodes every play rule; verify_play only explains.
         if type(card) is not int or card < 0 or not self.legal_mask(seat) >> card & 1:
             self.verify_play(seat, card)
@@ -737,7 +857,6 @@ class Game:
         trick.append((seat, card))
         if card >= FIRST_SPADE:
             self._broken = True
-        self._events.append(event)
         if len(trick) < self.seats:
             self._turn = (seat + 1) % self.seats
             return event
@@ -750,6 +869,41 @@ class Game:
         self._tricks_left -= 1
         if not self._tricks_left:
             self._finish_hand()
+        return event
+
+    def verify_fast_finish(self, tricks: int | None = None) -> None:
+        """Between tricks, with fast_finish on: the rest of the hand must be settled (``tricks``, from
+        a record, must be what is left)."""
+        if self._phase is not Phase.PLAYING:
+            raise WrongPhase(self._phase_message(Phase.PLAYING))
+        if not self.rules.fast_finish:
+            raise IllegalAction("fast_finish is off in this game.")
+        if self._trick:
+            raise IllegalAction("A hand can only play itself out between tricks.")
+        if tricks is not None and tricks != self._tricks_left:
+            raise IllegalAction(f"{self._tricks_left} tricks are left, not {tricks}.")
+        if not fast_finish.settled(self.rules, self._hands, self._trick_leader, self._broken):
+            raise IllegalAction("The rest of the hand isn't settled: the cards played can still change who wins.")
+
+    def can_fast_finish(self) -> bool:
+        try:
+            self.verify_fast_finish()
+        except EngineError:
+            return False
+        return True
+
+    def fast_finish(self, tricks: int | None = None) -> FastFinished:
+        """Play the settled rest of the hand: each seat its lowest legal card (any choice takes the
+        same tricks), none of them logged but this one event."""
+        self.verify_fast_finish(tricks)
+        event = FastFinished(self._tricks_left)
+        self._log[-1].fast_finished = self._tricks_left
+        self._events.append(event)
+        while self._phase is Phase.PLAYING:
+            seat = self._turn
+            assert seat is not None
+            legal = self.legal_mask(seat)
+            self._put(seat, (legal & -legal).bit_length() - 1)
         return event
 
     # ------------------------------------------------------------------- hand and game end

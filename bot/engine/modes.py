@@ -5,19 +5,24 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.engine.cards import DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, card_label, mask_of
+from bot.engine.cards import CLUBS, DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, card_label, mask_of
 from bot.engine.errors import IllegalAction
 from bot.engine.rules import Mode, Rules
 
 # Five players: the 2♦ and the 2♥ come out so that 50 cards deal 10 each (file 003).
 FIVE_DECK: tuple[Card, ...] = tuple(c for c in STANDARD_DECK if c not in (DIAMONDS * 13, HEARTS * 13))
+# Jokers in a four-seat game: both jokers in, the 2♣ and 2♦ out, so 52 cards still deal 13 each.
+FOUR_SEAT_JOKER_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in (CLUBS * 13, DIAMONDS * 13))
 DUO_HAND = 13  # the draw leaves each of the two players 13 cards and 26 discarded
 
 
 def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
+    """The cards a hand is dealt from (cutthroat's leftover is dealt aside, so it is in here)."""
     if mode is Mode.FIVE:
         return FIVE_DECK
-    return JOKER_DECK if rules.jokers else STANDARD_DECK
+    if not rules.jokers:
+        return STANDARD_DECK
+    return JOKER_DECK if mode is Mode.CUTTHROAT else FOUR_SEAT_JOKER_DECK
 
 
 def deck_mask_for(mode: Mode, rules: Rules) -> int:

@@ -7,6 +7,7 @@ from typing import Any, NamedTuple
 
 from bot.engine.cards import Card, card_code, parse_card
 from bot.engine.game import Game, HandLog
+from bot.engine.nil_pass import partner
 
 RECORD_FORMAT = "spades-record/1"
 
@@ -28,7 +29,7 @@ def export_record(game: Game, players: Sequence[Mapping[str, Any]] | None = None
         "rules": game.rules.to_dict(),
         "players": [dict(p) for p in (players if players is not None else default_players(game))],
         # Every card a player has put down is in the record, the unfinished trick's too.
-        "hands": [_hand_json(hand, game.trick if hand.result is None else ()) for hand in game.hand_logs],
+        "hands": [_hand_json(game, hand, game.trick if hand.result is None else ()) for hand in game.hand_logs],
         "final": None if not game.is_over else {
             "scores": list(game.scores),
             "winners": list(game.winners),
@@ -38,7 +39,7 @@ def export_record(game: Game, players: Sequence[Mapping[str, Any]] | None = None
     }
 
 
-def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> dict[str, Any]:
+def _hand_json(game: Game, hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> dict[str, Any]:
     data: dict[str, Any] = {
         "number": hand.number,
         "dealer": hand.dealer,
@@ -46,10 +47,13 @@ def _hand_json(hand: HandLog, unfinished_trick: Sequence[tuple[int, Card]]) -> d
         "set_aside": [card_code(c) for c in hand.set_aside],
         "bids": [{"seat": b.seat, "bid": b.bid, "blind": b.blind, **({"forced": True} if b.forced else {})}
                  for b in hand.bids],
+        **_passes_json(game, hand),
         "tricks": [_trick_json(t.leader, t.plays, t.winner) for t in hand.tricks],
     }
     if hand.draws:
         data["draws"] = [{"seat": d.seat, "card": card_code(d.card), "kept": d.kept} for d in hand.draws]
+    if hand.fast_finished:
+        data["fast_finish"] = {"from_trick": len(hand.tricks) - hand.fast_finished + 1}
     if unfinished_trick:
         data["tricks"].append(_trick_json(unfinished_trick[0][0], unfinished_trick, None))
     if hand.result is not None:
@@ -74,6 +78,17 @@ def start_hand(game: Game, hand: Mapping[str, Any]) -> None:
     game.deal([()] * game.seats, (), [parse_card(d["card"]) for d in draws])
     for first in draws[::2]:
         game.draw(int(first["seat"]), bool(first["kept"]))
+
+
+def _passes_json(game: Game, hand: HandLog) -> dict[str, Any]:
+    """nil_pass: who passed which cards to whom, in the order they chose ({} when nobody passed)."""
+    passes: dict[int, list[str]] = {}
+    for event in hand.passes:
+        passes.setdefault(event.seat, []).append(card_code(event.card))
+    if not passes:
+        return {}
+    teams = [game.side_seats(side) for side in range(game.sides)]
+    return {"passes": [{"from": seat, "to": partner(teams, seat), "cards": cards} for seat, cards in passes.items()]}
 
 
 def _trick_json(leader: int, plays: Sequence[tuple[int, Card]], winner: int | None) -> dict[str, Any]:

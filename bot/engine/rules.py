@@ -78,7 +78,7 @@ OPTIONS: dict[str, _Option] = {
     "nil_tricks_help_partner": _Option("bool", help="partners: a nil bidder's tricks count for the partner"),
     "mercy": _Option("optional_int", 50, 1000, help="the game ends when someone drops to −mercy"),
     "leftover": _Option("choice", choices=("last", "two_clubs"), help="cutthroat: the card set aside"),
-    "jokers": _Option("bool", help="cutthroat: both jokers as top spades, 18 cards each"),
+    "jokers": _Option("bool", help="both jokers as top spades (cutthroat: 18 cards each; else 2♣ 2♦ out)"),
     "hints": _Option("choice", choices=("auto", "on", "off"),
                      help="the Hint button (auto: on in games with a computer player, off among people only)"),
     # -- house rules: bidding and scoring (RULES.md "House rules"; bot/engine/bidding_rules.py, contracts.py)
@@ -96,7 +96,20 @@ OPTIONS: dict[str, _Option] = {
     "double_back": _Option("bool", help="taking twice the contract or more scores −20 a trick bid"),
     "seven_bonus": _Option("bool", help="a made contract of 7+ scores +10 for each trick bid above 6"),
     "last_trick": _Option("bool", help="the winner of the last trick scores +10"),
+    # House rules of cards and play (RULES.md "Cards and play"; bot/engine/play_rules.py)
+    "first_lead": _Option("choice", choices=("dealer_left", "two_clubs"), help="who leads first: the lowest club?"),
+    "first_trick": _Option("choice", choices=("free", "no_spades", "lowest_club"), help="limits on the first trick"),
+    "must_overtrump": _Option("bool", help="who can't follow must beat a spade on the trick"),
+    "fast_finish": _Option("bool", help="a settled hand plays itself out"),
+    "nil_pass": _Option("choice", choices=("off", "one_two"), help="partners of a nil trade 1 card (blind: 2)"),
 }
+
+# Options whose default changed how every game plays, and how games played before they existed.
+_BEFORE_IT_EXISTED: dict[str, object] = {"fast_finish": False}
+
+# Jokers replace the 2♣ and 2♦ in four-seat modes; other modes have no reading for them.
+_JOKER_MODES = frozenset({"cutthroat", "solo", "partners"})
+_TEAM_MODES = frozenset({"partners"})  # where nil_pass has partners to pass to
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +144,12 @@ class Rules:
     double_back: bool = False
     seven_bonus: bool = False
     last_trick: bool = False
+    # House rules of cards and play
+    first_lead: str = "dealer_left"
+    first_trick: str = "free"
+    must_overtrump: bool = False
+    fast_finish: bool = True
+    nil_pass: str = "off"
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -149,6 +168,12 @@ class Rules:
             values[name] = _convert(name, OPTIONS[name], raw)
         return dataclasses.replace(base or cls(), **values)
 
+    @classmethod
+    def from_saved(cls, options: Mapping[str, object]) -> Rules:
+        """The rules of a saved game or record: an option added since it was saved plays as games
+        did before it existed, so the game finishes under the rules it started with."""
+        return cls.from_options({**_BEFORE_IT_EXISTED, **options})
+
     def with_options(self, **options: object) -> Rules:
         return Rules.from_options(options, base=self)
 
@@ -157,8 +182,10 @@ class Rules:
 
     def check_mode(self, mode: Mode) -> None:
         """Options that only make sense for some modes are refused for the others."""
-        if self.jokers and mode is not Mode.CUTTHROAT:
-            raise RuleError("jokers is a cutthroat option (54 cards, 18 each); use jokers=false.")
+        if self.jokers and mode.value not in _JOKER_MODES:
+            raise RuleError(f"jokers isn't played in {mode.value}: use jokers=false.")
+        if self.nil_pass != "off" and mode.value not in _TEAM_MODES:
+            raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
         if self.blind_bids and mode.draws:
             raise RuleError("blind_bids can't be played in duo: players see every card they draw; use blind_bids=off.")
         refused = bidding_rules_refusal(self, teams=mode is Mode.PARTNERS)

@@ -36,6 +36,10 @@ class SeatView(NamedTuple):
     can_blind_nil: bool
     legal_bids: tuple[int, ...]
     legal_cards: tuple[Card, ...]
+    play_note: str | None  # why a house rule of play holds back some of the seat's cards now
+    to_pass: int  # nil_pass: cards the seat passes now (its turn to pass), else 0
+    passed: tuple[Card, ...]  # nil_pass: the cards it passed to its partner this hand
+    received: tuple[Card, ...]  # nil_pass: the cards its partner passed to it, once both chose
     bids: tuple[int | None, ...]
     blind: tuple[bool, ...]
     tricks_won: tuple[int, ...]
@@ -47,7 +51,7 @@ class SeatView(NamedTuple):
     scores: tuple[int, ...]
     bags: tuple[int, ...]
     tricks_per_hand: int
-    deck_mask: int  # the cards of the mode's deck (five has no 2♦ nor 2♥)
+    deck_mask: int  # the cards in play this game (jokers in, or some twos out, by mode and rules)
     drawn: Card | None  # duo: the card this seat is looking at in the draw, on its turn
     discards: tuple[Card, ...]  # duo: what this seat discarded in the draw
     blind_bids: tuple[int, ...] = ()  # trailing blind bids (1-7) the seat may make before looking
@@ -68,6 +72,7 @@ class SeatView(NamedTuple):
 
 def seat_view(game: Game, seat: int) -> SeatView:
     hidden = game.cards_hidden(seat)
+    passed, received = game.passes(seat)
     logs = game.hand_logs
     completed = tuple(logs[-1].tricks) if logs and game.phase is not Phase.DEALING else ()
     return SeatView(
@@ -86,6 +91,10 @@ def seat_view(game: Game, seat: int) -> SeatView:
         can_blind_nil=hidden and game.can_bid(seat, 0, blind=True),
         legal_bids=game.legal_bids(seat),
         legal_cards=game.legal_cards(seat),
+        play_note=game.play_note(seat),
+        to_pass=game.cards_to_pass(seat),
+        passed=passed,
+        received=received,
         bids=tuple(game.bids),
         blind=tuple(game.blind),
         tricks_won=game.tricks_won,
@@ -114,6 +123,7 @@ class PublicHand(NamedTuple):
     bids: tuple[BidMade, ...]
     tricks: tuple[TrickLog, ...]
     result: HandResult | None
+    fast_finished: int  # how many of the last tricks played themselves (fast_finish)
 
 
 class TableView(NamedTuple):
@@ -204,7 +214,8 @@ def table_view(game: Game, earlier: TableView | None = None) -> TableView:
         ended=game.ended,
         winners=game.winners,
         places=game.places(),
-        hands=scored + tuple(PublicHand(log.number, log.dealer, tuple(log.bids), tuple(log.tricks), log.result)
+        hands=scored + tuple(PublicHand(log.number, log.dealer, tuple(log.bids), tuple(log.tricks), log.result,
+                                        log.fast_finished)
                              for log in game.hand_logs[len(scored):]),
         stock_left=game.stock_left,
     )
@@ -212,7 +223,7 @@ def table_view(game: Game, earlier: TableView | None = None) -> TableView:
 
 # Keys of a record that are public while the game runs (not the seed: every deal follows from it).
 _PUBLIC_KEYS = ("format", "game_id", "mode", "rules", "players", "hands", "final")
-_PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "draws", "bids", "tricks")
+_PUBLIC_HAND_KEYS = ("number", "dealer", "deal", "set_aside", "draws", "bids", "passes", "tricks")
 
 
 class RecordView(NamedTuple):
@@ -252,8 +263,11 @@ def record_for(
     if hands and "result" not in hands[-1]:
         current = hands[-1]
         shown = () if viewer is None or game.cards_hidden(viewer) else (str(viewer),)
+        gave, got = game.passes(viewer) if viewer is not None and shown else ((), ())  # the partners' secret
         secret = {"deal": {seat: current["deal"][seat] for seat in shown}, "set_aside": [],
-                  "draws": [d for d in current.get("draws", ()) if str(d["seat"]) in shown]}
+                  "draws": [d for d in current.get("draws", ()) if str(d["seat"]) in shown],
+                  "passes": [p for p in current.get("passes", ()) if (p["from"] == viewer and gave)
+                             or (p["to"] == viewer and got)]}
         hands[-1] = {key: secret[key] if key in secret else current[key] for key in _PUBLIC_HAND_KEYS
                      if key in current}
     return RecordView(public, private=bool(shown))

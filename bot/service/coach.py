@@ -116,8 +116,9 @@ class CoachService:
         hint = await self.coach.hint(view, zlib.crc32(f"{live.game_id}/hint/{token}".encode()))
         if live.token != token or live.game is not game:
             raise Refusal("The game moved on while I was thinking; ask again on your next turn.")
-        phase: Literal["bid", "blind_nil", "play"] = (
-            "blind_nil" if view.cards_hidden else "play" if view.phase is Phase.PLAYING else "bid")
+        phase: Literal["bid", "blind_nil", "pass", "play"] = (
+            "blind_nil" if view.cards_hidden else "play" if view.phase is Phase.PLAYING
+            else "pass" if view.phase is Phase.PASSING else "bid")
         trick = len(view.tricks) + 1 if phase == "play" else None
         try:
             await self.store.add_hint(live.game_id, HintTaken(seat, game.hand_number, phase, trick, time.time()))

@@ -203,6 +203,9 @@ class GameService:
     async def play(self, live: LiveGame, user_id: int, card: str | Card) -> Card:
         return await self._play.play(live, user_id, card)
 
+    async def pass_cards(self, live: LiveGame, user_id: int, cards: str | Card) -> list[Card]:
+        return await self._play.pass_cards(live, user_id, cards)
+
     # --------------------------------------------------------------------------- queries
     def bid_choices(self, live: LiveGame, user_id: int) -> list[str]:
         return self._queries.bid_choices(live, user_id)
@@ -212,3 +215,6 @@ class GameService:
 
     def card_choices(self, live: LiveGame, user_id: int) -> tuple[Card, ...]:
         return self._queries.card_choices(live, user_id)
+
+    def pass_choices(self, live: LiveGame, user_id: int) -> tuple[Card, ...]:
+        return self._queries.pass_choices(live, user_id)

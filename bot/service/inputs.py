@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from bot.engine import Card, EngineError, parse_card
 from bot.service.errors import Refusal
 
 _PLAIN_NUMBER = re.compile(r"[0-9]{1,4}")  # ASCII digits only: "²" and "٣" are digits to str.isdigit
@@ -34,6 +35,24 @@ def parse_bid(text: str) -> tuple[int, bool]:
     if cleaned.startswith("-") and _PLAIN_NUMBER.fullmatch(cleaned[1:]):
         raise Refusal("A bid can't be negative: type nil, blind nil, or a number of tricks.")
     raise Refusal(f"“{text.strip()}” isn't a bid: type nil, blind nil, or a number of tricks.")
+
+
+def parse_cards(text: str) -> list[Card]:
+    """Cards as people type a few of them: ``AS KH``, ``A♠, 10h`` or ``ace of spades, king of hearts``."""
+    cards: list[Card] = []
+    for part in text.replace(";", ",").split(","):
+        words = part.split()
+        pieces = [part] if " of " in f" {part.lower()} " or part.strip().lower() in _JOKER_WORDS else words
+        try:
+            cards += [parse_card(piece) for piece in pieces if piece.strip()]
+        except EngineError as error:
+            raise Refusal(str(error)) from None
+    if not cards:
+        raise Refusal("Name the cards to pass, for example `AS` or `AS KH`.")
+    return cards
+
+
+_JOKER_WORDS = ("big joker", "little joker", "small joker")
 
 
 def parse_whole_number(name: str, value: object, low: int, high: int) -> int:

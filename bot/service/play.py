@@ -17,7 +17,7 @@ from bot.service import steps
 from bot.service.changes import ActedForPlayer, Change, GameOver, TableChanged
 from bot.service.context import Context, require_playing
 from bot.service.errors import Refusal
-from bot.service.inputs import parse_bid
+from bot.service.inputs import parse_bid, parse_cards
 from bot.service.live import LiveGame
 from bot.service.outbox import Outbox
 from bot.service.steps import Step
@@ -59,6 +59,12 @@ class Play:
         except EngineError as error:
             raise Refusal(str(error)) from None
         await self._player_action(live, user_id, lambda game, seat: game.play(seat, chosen))
+        return chosen
+
+    async def pass_cards(self, live: LiveGame, user_id: int, cards: str | Card) -> list[Card]:
+        """nil_pass: the cards typed (or the one clicked) go to the partner."""
+        chosen = parse_cards(cards) if isinstance(cards, str) else [cards]
+        await self._player_action(live, user_id, lambda game, seat: game.pass_cards(seat, chosen))
         return chosen
 
     async def _player_action(self, live: LiveGame, user_id: int, action: Callable[[Game, int], object]) -> None:

@@ -46,6 +46,13 @@ class Queries:
             return ()
         return live.game.legal_cards(seat)
 
+    def pass_choices(self, live: LiveGame, user_id: int) -> tuple[Card, ...]:
+        """nil_pass: the cards the player may pass now (their hand, on their turn to pass)."""
+        seat = live.seat_of(user_id)
+        if seat is None or live.game is None or not live.game.cards_to_pass(seat):
+            return ()
+        return live.game.hand_of(seat)
+
     async def last_game(self, guild_id: int, channel_id: int) -> LiveGame:
         """This channel's running game, or else the last one played here (score and record after the end)."""
         live = self._context.channels.get(channel_id)

@@ -268,7 +268,7 @@ class HintTaken:
 
     seat: int
     hand: int
-    phase: Literal["bid", "blind_nil", "play"]
+    phase: Literal["bid", "blind_nil", "pass", "play"]
     trick: int | None
     asked_at: float
 

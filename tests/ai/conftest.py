@@ -19,6 +19,9 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("partners", Rules(blind_nil_deficit=0, nil_tricks_help_partner=True)),
     ("duo", Rules(blind_nil_deficit=0)),
     ("five", Rules(no_exact_total=True, blind_nil_deficit=0)),
+    ("partners", Rules(jokers=True, first_lead="two_clubs", first_trick="lowest_club", must_overtrump=True)),
+    ("solo", Rules(jokers=True, first_trick="no_spades", must_overtrump=True, spades_must_break=False)),
+    ("partners", Rules(nil_pass="one_two", blind_nil_deficit=0)),
 ]
 
 

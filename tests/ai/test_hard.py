@@ -21,7 +21,7 @@ def test_cards_in_sequence_are_one_candidate():
 
 
 def _end_of_hand_state() -> tuple[Game, PlayState, Scorer]:
-    game = Game.new("endgame", "cutthroat", Rules(target=500), seed=4)
+    game = Game.new("endgame", "cutthroat", Rules(target=500, fast_finish=False), seed=4)
     game.deal()
     while game.phase is Phase.BIDDING:
         game.bid(game.turn or 0, 5)

@@ -84,7 +84,7 @@ def trick_state(partners: bool, hands: dict[int, str], bids: tuple[int, ...], pl
     seats = len(bids)
     masks = [mask_of(cards(hands.get(s, ""))) for s in range(seats)]
     state = PlayState(Rules(), partners, masks, bids, (False,) * seats, [0] * seats, (0,) * seats, leader, 13, 0,
-                      False)
+                      False, deck=mask_of(range(52)))
     for code in plays:
         state.play(parse_card(code))
     return state

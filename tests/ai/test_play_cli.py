@@ -75,10 +75,14 @@ def test_a_whole_game_reads_like_a_table():
     assert starts
     for i in starts:
         assert [line.split()[0] for line in lines[i + 1:i + 5]] == ["♠", "♥", "♣", "♦"]
-    # One short line per card played, each trick ending with who won it.
-    played = sum(len(t.plays) for hand in game.hand_logs for t in hand.tricks)
+    # One short line per card played, each trick ending with who won it; tricks that play themselves
+    # (fast_finish) come whole, after a line that says so.
+    played = sum(len(t.plays) for hand in game.hand_logs for t in hand.tricks[:len(hand.tricks) - hand.fast_finished])
     trick_lines = [line for line in lines if line.startswith("Trick ")]
-    assert len(trick_lines) == played
+    assert len(trick_lines) == played + sum(hand.fast_finished for hand in game.hand_logs)
+    assert any(hand.fast_finished for hand in game.hand_logs)
+    assert sum(line.startswith("The last ") and " play" in line for line in lines) == sum(
+        bool(hand.fast_finished) for hand in game.hand_logs)
     assert all(len(line) < 120 for line in trick_lines)
     finished = [line for line in trick_lines if line.endswith(" wins")]
     assert len(finished) == sum(len(hand.tricks) for hand in game.hand_logs)
@@ -266,3 +270,22 @@ def test_bad_arguments_get_one_line_and_exit_code_2(argv, says):
     assert finished.returncode == 2 and finished.stdout == ""
     lines = finished.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("python -m bot play: ") and says in lines[0], finished.stderr
+
+
+def test_a_nil_in_partners_asks_for_the_card_to_pass_and_keeps_the_pass_secret() -> None:
+    """Ann bids nil at every turn to bid, so she passes a card each hand; the others' passes are
+    told without their cards."""
+    out = io.StringIO()
+    prompts: list[str] = []
+    answers = ["nil", "ZZ"]  # the first bid, then a card she doesn't hold at her first pass
+    game = play_cli.run(args(mode="partners", players=("normal",), rule=["target=100", "mercy=100",
+                                                                      "nil_pass=one_two"]),
+                        scripted(answers, prompts), out)
+    text = out.getvalue()
+    passes = [p for p in prompts if p.startswith("Pass a card to your partner")]
+    assert passes and game.hand_logs[0].passes
+    assert "“ZZ” isn't a card" in text and "You can pass" in text
+    mine = [e.card for e in game.hand_logs[0].passes if e.seat == 0]
+    assert f"You pass {card_label(mine[0])} to your partner." in text
+    partner = game.names[2]
+    assert f"{partner} passes a card to a partner." in text

@@ -8,7 +8,7 @@ import pytest
 
 from bot.ai import LEVELS, Move, apply_move, forced_move, make_player
 from bot.ai.hard import Budget
-from bot.engine import Game, Mode, SeatView, seat_view
+from bot.engine import Game, Mode, Rules, SeatView, seat_view
 from tests.ai.conftest import RULE_SETS, random_positions
 
 
@@ -21,6 +21,8 @@ def is_legal(game: Game, seat: int, move: Move) -> bool:
         return game.can_draw(seat, bool(move.value))
     if move.kind == "blind_nil":
         return game.can_bid(seat, move.value, blind=True)
+    if move.kind == "pass":
+        return game.can_pass(seat, (move.value,))
     return game.can_reveal(seat)
 
 
@@ -53,7 +55,7 @@ def test_heuristic_players_are_fast(mode):
 
 
 def test_forced_moves():
-    game = Game.new("forced", "cutthroat", seed=2)
+    game = Game.new("forced", "cutthroat", Rules(fast_finish=False), seed=2)  # the last card by hand
     game.deal()
     view = seat_view(game, game.turn or 0)
     assert forced_move(view) is None  # a bid is a real choice

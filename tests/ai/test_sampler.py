@@ -10,8 +10,9 @@ from bot.ai import make_player
 from bot.ai.drive import computer_players, drive
 from bot.ai.sampler import Sampler, shown_voids
 from bot.engine import Game, Phase, Rules, mask_of, seat_view
-from bot.engine.cards import FIRST_SPADE, TWO_OF_CLUBS
+from bot.engine.cards import CLUBS, FIRST_SPADE, SUIT_MASKS, TWO_OF_CLUBS
 from tests.ai.conftest import RULE_SETS, random_positions
+from tests.engine.helpers import cards, deal_hands, new_game
 
 
 @pytest.mark.parametrize(("mode", "rules"), RULE_SETS, ids=[f"{m}-{r.changed()}" for m, r in RULE_SETS])
@@ -68,3 +69,23 @@ def test_in_duo_the_other_players_sampled_hand_holds_the_cards_a_drawer_keeps() 
     in_hand = sum((sampler.deal()[1] & high).bit_count() for _ in range(200)) / 200
     share = 13 / unseen.bit_count()  # the other player holds 13 of the cards seat 0 can't see
     assert in_hand > 1.2 * share * high.bit_count()
+
+
+def test_house_rules_of_play_tell_what_a_seat_does_not_hold():
+    game = new_game("solo", Rules(must_overtrump=True, first_trick="lowest_club"))
+    deal_hands(game, "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH",
+               "9S JS QS KS AS 2C 3C 4C 5C 6C 7C 8C 9C",
+               "10S 2S AC 2D 3D 4D 5D 6D 7D 8D 9D 10D JD",
+               "10C JC QC KC QD KD AD 3S 4S 5S 6S 7S 8S")
+    for seat in range(4):
+        game.bid(seat, 1)
+    for seat, card in zip(range(4), cards("5H 9S 10S QD"), strict=True):
+        game.play(seat, card)
+    voids = shown_voids(seat_view(game, 2))
+    # Seat 0 led a heart to the first trick, so it holds no club; seat 3 discarded under the 10♠,
+    # so it holds no spade above it.
+    assert voids[0] & SUIT_MASKS[CLUBS] == SUIT_MASKS[CLUBS]
+    assert voids[3] & mask_of(cards("JS QS KS AS")) == mask_of(cards("JS QS KS AS"))
+    assert not voids[3] & mask_of(cards("3S 8S"))
+    for seat in range(4):
+        assert game.hand_mask(seat) & voids[seat] == 0

@@ -23,7 +23,8 @@ FINGERPRINTS = [
 
 
 def play(level: str, mode: Mode, rules: Rules, seed: int) -> Game:
-    game = Game.new(f"yardstick-{seed}", mode, rules, seed)
+    """Every card played by the players (no fast finish), as when the fingerprints were taken."""
+    game = Game.new(f"yardstick-{seed}", mode, rules.with_options(fast_finish=False), seed)
     return play_game(game, [make_player(level, seed=s) for s in range(mode.seats)], None, 500)
 
 

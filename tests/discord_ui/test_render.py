@@ -235,7 +235,8 @@ def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> Non
     cutthroat = render.rules_text(Mode.CUTTHROAT, Rules(), "Rules")
     partners = render.rules_text(Mode.PARTNERS, Rules(), "Rules")
     assert "`jokers`" in cutthroat and "`nil_tricks_help_partner`" not in cutthroat
-    assert "`nil_tricks_help_partner`" in partners and "`jokers`" not in partners and "`leftover`" not in partners
+    assert "`nil_tricks_help_partner`" in partners and "`leftover`" not in partners
+    assert "`jokers`" in partners and "`jokers`" in render.rules_text(Mode.SOLO, Rules(), "Rules")
     for text in (cutthroat, partners):
         assert "+10 a trick bid" in text and "bag" in text and len(text) <= MAX_CONTENT
     assert len(render.HELP_TEXT) <= MAX_CONTENT and "My hand" in render.HELP_TEXT

@@ -28,7 +28,7 @@ SUIT_LETTERS = {"♠": "S", "♥": "H", "♦": "D", "♣": "C"}
 SUIT_WORDS = {"S": "spades", "H": "hearts", "D": "diamonds", "C": "clubs"}
 RANK_WORDS = {"2": "two", "3": "three", "4": "four", "5": "five", "6": "six", "7": "seven", "8": "eight",
               "9": "nine", "10": "ten", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
-TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|play|draw)", re.MULTILINE)
+TURN_LINE = re.compile(r"^▶ \*\*(?P<name>.+)\*\* to (?P<what>bid|pass|play|draw)", re.MULTILINE)
 SEAT_LINE = re.compile(r"^(?:▶ )?\*\*(.+?)\*\*(?: \(dealer\))? — bid", re.MULTILINE)
 HAND_NUMBER = re.compile(r"hand (\d+)")
 DRAWN = re.compile(r"\*\*You drew (?P<card>\S+)\.\*\*")
@@ -38,7 +38,7 @@ NO_GAME = "There's no game in this channel"
 # the bot paces itself as it does against Discord; a test fails if the bot gets a 429 it earned.
 TEST_ENV = {"HAND_PAUSE": "0", "REFRESH_INTERVAL": "0.05", "GAME_SEED": "11"}
 
-Phase = Literal["bid", "play", "hidden", "draw"]
+Phase = Literal["bid", "pass", "play", "hidden", "draw"]
 Style = Literal["command", "panel"]
 ROTATION: tuple[Style, ...] = ("panel", "command", "panel", "panel")  # every player types now and then
 
@@ -64,25 +64,42 @@ class Move:
     """An action the bot acknowledged, in record terms."""
 
     seat: int
-    kind: Literal["bid", "play", "draw"]
+    kind: Literal["bid", "pass", "play", "draw"]
     value: str  # a bid as typed ("nil", "4", "blind nil"), a card code ("10H"), or "keep" / "discard"
     how: str = ""  # the way the player acted: command or panel
 
     def key(self) -> tuple[Any, ...]:
-        if self.kind == "play":
-            return ("play", self.seat, self.value)
+        if self.kind in ("play", "pass"):
+            return (self.kind, self.seat, self.value)
         if self.kind == "draw":
             return ("draw", self.seat, self.value == "keep")
         blind = self.value == "blind nil"
         return ("bid", self.seat, 0 if self.value in ("nil", "blind nil") else int(self.value), blind)
 
 
+def chosen_tricks(hand: dict[str, Any]) -> list[Any]:
+    """A record's hand's tricks whose cards someone chose: not those that played themselves."""
+    tricks: list[Any] = hand["tricks"]
+    return tricks[:hand["fast_finish"]["from_trick"] - 1] if "fast_finish" in hand else tricks
+
+
+async def every_card_by_hand(spades: Spades) -> None:
+    """Make fast_finish=off the server's default, so that every card of a hand is a player's move
+    (for tests that count a hand's moves, or stop before its last card)."""
+    admin = spades.member("Admin")
+    spades.fake.grant_manage_guild(spades.guild, admin)
+    answer = await spades.command(admin, spades.channel("settings"), "settings", rules="fast_finish=off")
+    assert answer.ephemeral and "`fast_finish` = off" in answer.content, answer.content
+
+
 def record_moves(record: dict[str, Any]) -> list[tuple[Any, ...]]:
-    """Every bid and card of a `spades-record/1` document, in the order they were made."""
+    """Every bid and card of a `spades-record/1` document that someone chose, in the order they were
+    made (not the tricks that played themselves: `fast_finish`)."""
     moves: list[tuple[Any, ...]] = []
     for hand in record["hands"]:
         moves += [("bid", b["seat"], b["bid"], b["blind"]) for b in hand["bids"]]
-        for trick in hand["tricks"]:
+        moves += [("pass", p["from"], card) for p in hand.get("passes", ()) for card in p["cards"]]
+        for trick in chosen_tricks(hand):
             moves += [("play", seat, card) for seat, card in trick["plays"]]
     return moves
 
@@ -265,6 +282,8 @@ class Table:
             return "draw"
         if "**Your turn to bid.**" in text:
             return "bid"
+        if "**Pass " in text:
+            return "pass"
         if "**Your turn:**" in text or "**Your lead.**" in text:
             return "play"
         return None
@@ -341,7 +360,27 @@ class Table:
             return await self._draw(turn, style)
         if turn.phase == "bid":
             return await self._bid(turn, style)
+        if turn.phase == "pass":
+            return await self._pass(turn, style)
         return await self._play(turn, style)
+
+    async def _pass(self, turn: Turn, style: Style) -> Move:
+        """nil_pass: the first card the panel offers, by command (with its autocomplete) or a click."""
+        user, seat, panel = turn.user, self.seat_of(turn.user), turn.panel
+        offered = self.enabled_cards(panel)
+        assert sorted(offered) == sorted(self.held_cards(panel)), panel.text  # any card may go
+        card = offered[0]
+        if style == "command":
+            choices = [card_code(label) for label in await self.spades.choices(user, self.channel, "pass", "cards", "")]
+            assert sorted(choices) == sorted(offered)
+            answer = await self.spades.command(user, self.channel, "pass", cards=card)
+            assert answer.ephemeral and answer.content.startswith("You passed "), answer
+        else:
+            answer = await self.spades.click(user, panel, self.card_id(panel, card))
+            assert answer is panel, answer
+        await self.fake.wait_until(lambda: card not in self.held_cards(panel) or self.phase_in(panel) != "pass", 10,
+                                   "the panel to follow the pass")
+        return self._acknowledged(Move(seat, "pass", card, style))
 
     async def _decide_blind(self, turn: Turn) -> Move | None:
         user, panel = turn.user, turn.panel
@@ -385,7 +424,8 @@ class Table:
             typed = {"nil": "Zero", "blind nil": "BN"}.get(bid, f" {bid} ")  # as people type: said back plainly
             answer = await self.spades.command(user, self.channel, "bid", bid=typed)
             assert answer.ephemeral and answer.content == f"You bid **{bid}**.", answer
-            await self.fake.wait_until(lambda: self.phase_in(panel) != "bid", 10, "the panel to follow the bid")
+            # Until the panel shows the bid made: an edit drawn before it may land in between.
+            await self.fake.wait_until(lambda: f"You: bid {bid} ·" in panel.text, 10, "the panel to follow the bid")
         else:
             offered = self.bid_buttons(panel)
             bid = self.choose_bid(user, [b for b in offered if b != "blind nil"])

@@ -4,7 +4,7 @@ offered blind nil)."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, Table, game_over_message
+from tests.e2e.conftest import Spades, Table, game_over_message, record_moves
 from tests.record_check import check_record
 
 
@@ -35,8 +35,7 @@ async def test_computer_players_fill_two_seats_and_finish_the_game(spades: Spade
     mine = [move.key() for move in table.moves]
     in_record = [("bid", b["seat"], b["bid"], b["blind"]) for hand in record["hands"] for b in hand["bids"]
                  if b["seat"] == seat]
-    plays = [("play", s, card) for hand in record["hands"] for trick in hand["tricks"] for s, card in trick["plays"]
-             if s == seat]
+    plays = [move for move in record_moves(record) if move[0] == "play" and move[1] == seat]
     assert [m for m in mine if m[0] == "bid"] == in_record and [m for m in mine if m[0] == "play"] == plays
     winners = [record["players"][s]["name"] for s in record["final"]["winners"]]
     assert all(w in over.content.splitlines()[0] for w in winners)

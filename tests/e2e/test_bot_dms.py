@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Spades, card_code, start_game
+from tests.e2e.conftest import Spades, card_code, every_card_by_hand, start_game
 
 
 def cards_in(text: str) -> int:
@@ -19,6 +19,7 @@ async def test_the_hands_direct_message_follows_the_hand(spades: Spades) -> None
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     spades.fake.fail_dms_for(carol)
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # the first hand is 3 bids and 3 × 17 cards
     table = await start_game(spades, channel, [alice, bob, carol], target=300)
 
     def notices() -> list[str]:

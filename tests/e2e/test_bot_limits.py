@@ -17,7 +17,16 @@ import pytest
 
 from devkit.fake_discord import FakeDiscord, FakeMessage
 from devkit.fake_discord.pytest_plugin import BotRunner, refusals
-from tests.e2e.conftest import TEST_ENV, Spades, Table, game_id_of, game_over_message, record_moves, start_game
+from tests.e2e.conftest import (
+    TEST_ENV,
+    Spades,
+    Table,
+    every_card_by_hand,
+    game_id_of,
+    game_over_message,
+    record_moves,
+    start_game,
+)
 from tests.record_check import check_record
 
 COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global limit
@@ -54,6 +63,7 @@ async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(
     fake = spades.fake
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # the hand ends on the moves counted below
     table = await start_game(spades, channel, [alice, bob, carol], target=150, mercy=150)
     await table.play_moves(3 + 3 * 15)  # the bids and most of the first hand
     mark = fake.checkpoint()
@@ -76,7 +86,9 @@ async def test_a_five_second_global_429_storm_mid_hand_loses_no_move_post_or_dm(
 
 
 async def computer_tables(world: Spades, count: int) -> list[Table]:
-    """`count` tables of one person and two computer players each, their first hand dealt."""
+    """`count` tables of one person and two computer players each, their first hand dealt (every card
+    played by hand, so that the person plays its last one)."""
+    await every_card_by_hand(world)
     tables: list[Table] = []
     for n in range(count):
         person, channel = world.member(f"Player {n}"), world.channel(f"table-{n}")

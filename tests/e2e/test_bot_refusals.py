@@ -72,15 +72,13 @@ async def test_refusals_change_nothing_and_double_clicks_count_once(spades: Spad
     refused(await spades.command(bidder, channel, "play", card="the joker"), "isn't a card")
     refused(await spades.command(alice, channel, "record", game="deadbeef"),
             "There's no game “deadbeef” on this server")
-    refused(await spades.command(alice, spades.channel("other"), "new", mode="solo", jokers=True),
-            "jokers is a cutthroat option")
     spades.fake.grant_manage_guild(spades.guild, dave)
     refused(await spades.command(dave, channel, "settings", rules="nil=maybe"), "nil can't be “maybe”")
     refused(await spades.command(dave, channel, "settings", rules="bogus"), "isn't key=value")
     refused(await spades.command(dave, channel, "settings", rules="turn_timeout=abc"), "turn_timeout can't be “abc”")
     refused(await spades.command(dave, channel, "settings", rules="mode=foo"), "Unknown mode “foo”")
-    refused(await spades.command(dave, channel, "settings", mode="solo", rules="jokers=on"),
-            "jokers is a cutthroat option")
+    refused(await spades.command(dave, channel, "settings", mode="solo", rules="nil_pass=one_two"),
+            "nil_pass is for partners, and solo has none")
     huge = await spades.command(dave, channel, "settings", rules="x" * 1900 + "=1")
     refused(huge, "Unknown rule option")
     assert len(huge.content) < 2000

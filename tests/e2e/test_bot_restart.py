@@ -4,7 +4,7 @@ restart, once."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, game_over_message, record_moves, start_game
+from tests.e2e.conftest import Spades, every_card_by_hand, game_over_message, record_moves, start_game
 from tests.record_check import check_record
 
 
@@ -59,6 +59,7 @@ async def test_game_survives_sigkill_mid_hand(spades: Spades) -> None:
 async def test_what_a_hands_last_card_owes_is_posted_after_a_sigkill(spades: Spades) -> None:
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # the hand's last card is a move of its own
     table = await start_game(spades, channel, [alice, bob, carol], target=300)
     assert spades.bot is not None
     await table.play_moves(3 + 3 * 17 - 1)  # everything but the hand's last card
@@ -87,6 +88,7 @@ async def test_the_game_over_post_is_not_lost_to_a_sigkill(spades: Spades) -> No
     """Killed right after every hand's last card, until one of them ends the game."""
     alice, bob, carol = spades.member("Alice"), spades.member("Bob"), spades.member("Carol")
     channel = spades.channel("spades")
+    await every_card_by_hand(spades)  # a hand's last card is a move of its own
     table = await start_game(spades, channel, [alice, bob, carol], target=50, mercy=50)
     assert spades.bot is not None
 

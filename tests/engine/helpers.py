@@ -41,6 +41,11 @@ def deal(game: Game, fixed: Mapping[int, str], set_aside: str | None = None) -> 
     game.deal([hands[s] for s in range(game.seats)], aside)
 
 
+def deal_hands(game: Game, *texts: str) -> None:
+    """Deal exactly these hands, seat by seat (no card set aside)."""
+    game.deal([cards(text) for text in texts])
+
+
 Policy = Callable[[Game, int], int]
 
 
@@ -87,12 +92,21 @@ rule_sets = st.builds(
     mercy=st.sampled_from([None, 50, 100]),
     leftover=st.sampled_from(["last", "two_clubs"]),
     jokers=st.booleans(),
+    first_lead=st.sampled_from(["dealer_left", "two_clubs"]),
+    first_trick=st.sampled_from(["free", "no_spades", "lowest_club"]),
+    must_overtrump=st.booleans(),
+    fast_finish=st.booleans(),
+    nil_pass=st.sampled_from(["off", "one_two"]),
 )
 
 
 def fit_mode(mode: Mode, rules: Rules) -> Rules:
-    """Jokers are a cutthroat option; drop them for the four-seat modes."""
-    return rules.with_options(jokers=False) if rules.jokers and mode is not Mode.CUTTHROAT else rules
+    """Drop what the mode refuses: nil passing needs partners; duo and five deal no jokers."""
+    if mode is not Mode.PARTNERS:
+        rules = rules.with_options(nil_pass="off")
+    if mode in (Mode.DUO, Mode.FIVE):
+        rules = rules.with_options(jokers=False)
+    return rules
 
 
 def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], None] | None = None) -> Game:
@@ -136,6 +150,11 @@ def random_game(mode: Mode, rules: Rules, seed: int, on_step: Callable[[Game], N
             for bid in range(-1, game.tricks_per_hand + 2):
                 assert game.can_bid(seat, bid) == (bid in legal)
             game.bid(seat, rng.choice(legal))
+        elif game.phase is Phase.PASSING:
+            count = game.cards_to_pass(seat)
+            hand = game.hand_of(seat)
+            assert count and not game.can_pass(seat, hand[:count + 1]) and not game.legal_cards(seat)
+            game.pass_cards(seat, rng.sample(hand, rng.randint(1, count)))  # now and then one at a time
         else:
             legal = game.legal_cards(seat)
             assert legal

@@ -8,7 +8,6 @@ from bot.engine import (
     BIG_JOKER,
     LITTLE_JOKER,
     CardParseError,
-    Game,
     Mode,
     RuleError,
     Rules,
@@ -63,6 +62,8 @@ def test_rules_defaults_match_rules_md():
         "bidding": "standard", "min_bid": 1, "ten_for_200": False, "ten_for_200_loss": 200, "moon": False,
         "double_nil": "separate", "blind_bids": False, "overtricks": "bags", "double_back": False,
         "seven_bonus": False, "last_trick": False,
+        "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False, "fast_finish": True,
+        "nil_pass": "off",
     }
 
 
@@ -97,12 +98,6 @@ def test_bad_options_are_refused_with_the_allowed_values(options, message):
     with pytest.raises(RuleError) as error:
         Rules.from_options(options)
     assert str(error.value).startswith(message)
-
-
-def test_jokers_only_in_cutthroat():
-    with refused(RuleError, "jokers is a cutthroat option (54 cards, 18 each); use jokers=false."):
-        Game.new("g", "solo", Rules(jokers=True))
-    Rules(jokers=True).check_mode(Mode.CUTTHROAT)
 
 
 def test_unknown_mode_lists_the_modes():

@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bot.engine import Game, Mode, Rules, export_record
-from tests.engine.helpers import random_game
+from tests.engine.helpers import fit_mode, random_game
 from tests.engine.test_properties import _check_invariants, _check_views
 from tests.record_check import check_record
 
@@ -40,8 +40,8 @@ house_rule_sets = st.builds(
 def fit_house(mode: Mode, rules: Rules) -> Rules:
     """Drop what the mode refuses (RULES.md: suicide and double nil need teams; whiz, mirrors and
     suicide need nil; whiz and mirrors no least bid; duo no blind bids, as the draw shows the cards)."""
-    teams = mode is Mode.PARTNERS
-    if not teams:
+    rules = fit_mode(mode, rules)
+    if mode is not Mode.PARTNERS:
         rules = rules.with_options(double_nil="separate",
                                    bidding="standard" if rules.bidding == "suicide" else rules.bidding)
     if rules.bidding in ("whiz", "mirrors"):

@@ -190,3 +190,20 @@ def test_duo_refuses_trailing_blind_bids_and_makes_forced_bids_once_the_draw_is_
     spades = [sum(1 for c in game.hand_of(s) if c >= parse_card("2S")) for s in (0, 1)]
     assert game.phase is Phase.PLAYING  # under mirrors every bid is forced: the bot made both
     assert [(b.seat, b.bid, b.forced) for b in game.hand_logs[-1].bids] == [(0, spades[0], True), (1, spades[1], True)]
+
+
+def test_in_duo_the_lowest_club_kept_in_the_draw_leads_under_two_clubs() -> None:
+    """The first lead under first_lead=two_clubs goes by the cards held, which in duo are known only
+    once the draw is over: the holder of the lowest club kept leads, whoever bid first."""
+    for seed in range(6):
+        game = Game.new(f"duo-lead-{seed}", "duo", Rules(first_lead="two_clubs"), seed=seed)
+        game.deal()
+        while game.phase is Phase.DRAWING:
+            assert game.turn is not None
+            game.draw(game.turn, seed % 2 == 0)
+        while game.phase is Phase.BIDDING:
+            assert game.turn is not None
+            game.bid(game.turn, game.legal_bids(game.turn)[-1])
+        clubs = {seat: [c for c in game.hand_of(seat) if c < 13] for seat in range(2)}
+        holder = min((seat for seat in range(2) if clubs[seat]), key=lambda seat: min(clubs[seat]))
+        assert game.turn == holder

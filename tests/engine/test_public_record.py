@@ -92,6 +92,8 @@ def check_public_records(game: Game) -> None:
         for seat in range(game.seats):
             if seat != viewer or game.cards_hidden(seat):
                 secret |= {card_code(c) for c in cards_of(game.hand_mask(seat))}
+        if viewer is not None:  # nil_pass: the cards the viewer gave its partner are no secret to it
+            secret -= {card_code(c) for c in game.passes(viewer)[0]}
         if in_play:
             # Duo: the viewer's own discards are theirs to see, in their own draws.
             own_discards = game.discards_of(viewer) if viewer is not None else ()

@@ -14,10 +14,12 @@ NAMES = ("alice", "bob", "carol")
 
 
 def running(until_cards_left: int) -> LiveGame:
-    """A cutthroat game of random moves, stopped with this many cards left in the hands."""
+    """A cutthroat game of random moves, stopped with this many cards left in the hands (every card
+    played by hand: no fast finish, so the last card of a hand is a move)."""
     seats = [Seat(i, name, user_id=i + 1) for i, name in enumerate(NAMES)]
-    live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1, seats, 120.0, status="playing")
-    game = live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=3, names=list(NAMES))
+    rules = Rules(fast_finish=False)
+    live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, rules, 1, seats, 120.0, status="playing")
+    game = live.game = Game.new("ab12", Mode.CUTTHROAT, rules, seed=3, names=list(NAMES))
     drive(game, random_moves(random.Random(3)),
           until=lambda g: g.phase is Phase.PLAYING and sum(g.hand_sizes) == until_cards_left)
     return live

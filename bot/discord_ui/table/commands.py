@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import json
+from collections.abc import Sequence
 from typing import Any, Literal
 
 import discord
@@ -17,7 +18,7 @@ from bot.discord_ui.seasons.render import board_label, card_picture, season_stat
 from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
 from bot.discord_ui.table import render
 from bot.discord_ui.table.views import agree_cancel_view, lobby_view
-from bot.engine import Mode, Rules, card_label, card_name
+from bot.engine import Card, Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
 ModeName = Literal["cutthroat", "solo", "partners", "duo", "five"]
@@ -49,6 +50,23 @@ async def _season_choices(interaction: Asked, current: str) -> list[app_commands
 
 
 @app_commands.guild_only()
+
+def _asked_about(interaction: Asked) -> LiveGame | None:
+    """The channel's game an autocomplete may answer about (none from another server)."""
+    live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
+    return live if live is not None and live.guild_id == interaction.guild_id else None
+
+
+def card_options(cards: Sequence[Card], current: str) -> list[app_commands.Choice[str]]:
+    """Autocomplete of cards: the label with the name in words, filtered by what is typed."""
+    typed = current.strip().lower()[:50]
+    out = []
+    for c in cards:
+        name = f"{card_label(c)} ({card_name(c)})"
+        if typed in name.lower() or not typed:
+            out.append(app_commands.Choice(name=name, value=card_label(c)))
+    return out[:25]
+
 class SpadesCommands(app_commands.Group, name="spades", description="Play Spades in this channel"):
     @app_commands.command(description="Open a Spades game in this channel; you take the first seat")
     @app_commands.describe(
@@ -187,16 +205,22 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
 
     @play.autocomplete("card")
     async def card_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
-        live = services(interaction).games.game_in_channel(interaction.channel_id or 0)
-        if live is None or live.guild_id != interaction.guild_id:
-            return []
-        typed = current.strip().lower()[:50]
-        out = []
-        for c in services(interaction).games.card_choices(live, interaction.user.id):
-            name = f"{card_label(c)} ({card_name(c)})"
-            if typed in name.lower() or not typed:
-                out.append(app_commands.Choice(name=name, value=card_label(c)))
-        return out[:25]
+        live = _asked_about(interaction)
+        cards = services(interaction).games.card_choices(live, interaction.user.id) if live else ()
+        return card_options(cards, current)
+
+    @app_commands.command(name="pass", description="Nil passing: the cards you pass to your partner")
+    @app_commands.describe(cards="one card, or two for a blind nil: AS, or AS KH")
+    async def pass_(self, interaction: Asked, cards: str) -> None:
+        passed = await services(interaction).games.pass_cards(_channel_game(interaction), interaction.user.id, cards)
+        said = " and ".join(card_label(c) for c in passed)
+        await services(interaction).publisher.edits.say(interaction, f"You passed {said} to your partner.")
+
+    @pass_.autocomplete("cards")
+    async def pass_choices(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
+        live = _asked_about(interaction)
+        cards = services(interaction).games.pass_choices(live, interaction.user.id) if live else ()
+        return card_options(cards, current)
 
     @app_commands.command(description="Your private panel: your cards, and one click to play on your turn")
     async def hand(self, interaction: Asked) -> None:

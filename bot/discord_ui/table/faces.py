@@ -156,7 +156,7 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
             bids = [bid_button(game_id, "blind")] if view.can_blind_nil else []
             parts += rows(bids + [bid_button(game_id, str(bid)) for bid in view.legal_bids])
     elif view.hand:
-        legal = set(view.legal_cards) if my_turn else set()
+        legal = set(view.hand if view.to_pass else view.legal_cards) if my_turn else set()  # to_pass: nil_pass
         for _, cards in render.suit_groups(view.hand):
             parts.append(Cards(game_id, cards, tuple(card in legal for card in cards)))
     if my_turn and view.phase is not Phase.DRAWING and hints_refusal(live) is None:

@@ -18,7 +18,7 @@ from bot.discord_ui.table import faces, render
 from bot.discord_ui.table.panels import Panel
 from bot.discord_ui.table.publisher import Publisher
 from bot.discord_ui.table.views import lobby_view
-from bot.engine import Card
+from bot.engine import Card, Phase
 from bot.service import GameService, LiveGame, Refusal
 
 log = logging.getLogger(__name__)
@@ -87,7 +87,10 @@ class Handlers:
             self.publisher.answering(live, user_id, True)  # this answer shows the move on the panel
             try:
                 try:
-                    if kind == "play":
+                    if kind == "play" and live.game is not None and live.game.phase is Phase.PASSING:
+                        assert isinstance(value, int)
+                        await self.service.pass_cards(live, user_id, value)  # nil_pass: a click passes the card
+                    elif kind == "play":
                         assert isinstance(value, int)
                         await self.service.play(live, user_id, value)
                     elif kind == "bid":

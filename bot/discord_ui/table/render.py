@@ -38,12 +38,15 @@ from bot.engine import (
     Card,
     Mode,
     Phase,
+    PublicHand,
     Rules,
     SeatView,
     TableView,
     TrickLog,
     card_label,
     display_sorted,
+    fast_finish,
+    nil_pass,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
 from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
@@ -53,8 +56,8 @@ BAG_WARNING = 3  # bags short of the limit from which a summary warns about the 
 SUIT_DISPLAY_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦: colours alternate, as players hold cards
 MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.CUTTHROAT: ("leftover", "jokers"),
-    Mode.SOLO: (),
-    Mode.PARTNERS: ("nil_tricks_help_partner",),
+    Mode.SOLO: ("jokers",),
+    Mode.PARTNERS: ("nil_tricks_help_partner", "jokers"),
     Mode.DUO: (),
     Mode.FIVE: (),
 }
@@ -200,6 +203,7 @@ def table_play(table: TableView) -> str:
         played = trick_text(names, table.trick) if table.trick else "no card yet"
         lines.append(f"**Trick {number}:** {played}")
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
+        lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     if table.phase is not Phase.DEALING and (forced := forced_line(table, names)):
         lines.append(forced)
@@ -210,8 +214,8 @@ def table_play(table: TableView) -> str:
     elif table.phase is Phase.DRAWING:
         lines.append(draw_line(names, table))
     elif table.turn is not None:
-        action = "bid" if table.phase is Phase.BIDDING else "play"
-        spades = "" if table.phase is Phase.BIDDING else (" · spades broken" if table.spades_broken
+        action = {Phase.BIDDING: "bid", Phase.PASSING: "pass a card"}.get(table.phase, "play")
+        spades = "" if table.phase is not Phase.PLAYING else (" · spades broken" if table.spades_broken
                                                           else " · spades not broken")
         lines.append(f"▶ **{names[table.turn]}** to {action}{spades}")
     return "\n".join(lines)
@@ -248,18 +252,25 @@ def panel_status(view: SeatView) -> str:
     if view.phase is Phase.DRAWING:
         return draw_status(view)
     if not view.my_turn:  # the same words whoever is to act: a waiting panel isn't edited while others play
-        action = "bid" if view.phase is Phase.BIDDING else "play"
+        action = {Phase.BIDDING: "bid", Phase.PASSING: "pass"}.get(view.phase, "play")
         return f"Not your turn yet: this panel lights up when it's yours to {action}. The table shows the play."
     if view.phase is Phase.BIDDING:
         return "**Your turn to bid.**"
+    if view.to_pass:  # nil_pass
+        partner = shown(view.names[(view.seat + 2) % view.seats])
+        return (f"**{nil_pass.explain(view.to_pass, partner)}** Click a card (one at a time), or type "
+                "`/spades pass`. You see what comes once you've both chosen.")
     if not view.trick:
+        if view.play_note:  # a house rule of play holds cards back: say which, in the words of its refusal
+            return f"**Your lead.** {view.play_note}"
         if view.rules.spades_must_break and not view.spades_broken and len(view.legal_cards) < len(view.hand):
             return "**Your lead.** Spades aren't broken yet."
         return "**Your lead.**"
     led = SUIT_OF[view.trick[0][1]]
     follow = any(SUIT_OF[c] == led for c in view.hand)
     how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
-    return f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}, {how}."
+    led_line = f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}"
+    return f"{led_line}. {view.play_note}" if view.play_note else f"{led_line}, {how}."
 
 
 def panel_title(view: SeatView) -> str:
@@ -275,6 +286,9 @@ def panel_details(view: SeatView) -> str:
     elif view.my_turn and view.phase is Phase.BIDDING:
         bids = [f"{names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
+    if view.passed:  # nil_pass: what went, and (once both chose) what came
+        came = f" · received {hand_text(view.received, ' ')}" if view.received else ""
+        lines.append(f"-# You passed {hand_text(view.passed, ' ')}{came}")
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
                  f"{plural(view.bags[view.seat], 'bag')}")
@@ -352,8 +366,16 @@ def hand_summary(table: TableView, hand_number: int) -> str:
     if warn:
         lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
     if hand.tricks:
+        lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
     return "\n".join(lines)
+
+
+def played_itself(names: Sequence[str], hand: PublicHand) -> list[str]:
+    """The line for a hand whose last tricks played themselves (fast_finish), if it did."""
+    if not hand.fast_finished:
+        return []
+    return [fast_finish.summary(names, [t.winner for t in hand.tricks[-hand.fast_finished:]])]
 
 
 # ------------------------------------------------------------------------------ game over
@@ -489,9 +511,9 @@ starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), a
 **Tournaments:** `/spades tournament new` (Manage Server) opens a Swiss tournament here; players press \
 **Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
 and post the podium myself.
-**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `draw` · `play` · `table` · \
-`score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · `cancel` · \
-`settings` (Manage Server) · `help`"""
+**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `draw` · `pass` · \
+`play` · `table` · `score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · \
+`cancel` · `settings` (Manage Server) · `help`"""
 
 
 def rules_text(mode: Mode, rules: Rules, title: str) -> str:

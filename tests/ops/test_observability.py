@@ -110,9 +110,9 @@ async def test_a_taken_metrics_port_is_one_line_and_exit_code_2(tmp_path: Path) 
 
 
 @pytest.mark.parametrize(("method", "url", "kind"), [
-    ("POST", "https://discord.com/api/v10/interactions/1234567890/aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDpzZWNyZXQ/callback",
+    ("POST", "https://127.0.0.1:8443/api/v10/interactions/1234567890/aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDpzZWNyZXQ/callback",
      "POST interactions/callback"),
-    ("PATCH", "https://discord.com/api/v10/webhooks/111/aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDpzZWNyZXQ/messages/@original",
+    ("PATCH", "https://127.0.0.1:8443/api/v10/webhooks/111/aW50ZXJhY3Rpb246MTIzNDU2Nzg5MDpzZWNyZXQ/messages/@original",
      "PATCH webhooks/messages"),
     ("POST", "http://127.0.0.1:8080/api/v10/webhooks/111/aW50ZXJhY3Rpb246MTIz?wait=1&with_components=1",
      "POST webhooks"),

@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from bot.discord_ui.client import spades_group
-from bot.discord_ui.table.render import HELP_TEXT
+from bot.discord_ui.table.help_text import HELP_TEXT
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -13,7 +13,7 @@ from bot.discord_ui.errors import DISCORD_LIMIT
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, in_code, quoted_parts, shown
 from bot.discord_ui.seasons.render import list_text
 from bot.discord_ui.table import faces
-from bot.discord_ui.table.render import leaderboard_text, scoreboard_text
+from bot.discord_ui.table.results_text import leaderboard_text, scoreboard_text
 from bot.discord_ui.tournaments.render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.engine.names import named

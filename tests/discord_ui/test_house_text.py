@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from bot.discord_ui.table import render
+from bot.discord_ui.table import help_text, render, results_text
 from bot.discord_ui.table.faces import panel
 from bot.discord_ui.table.house_text import HOUSE_RULES, house_rule_lines
 from bot.engine import Game, Mode, Phase, Rules, parse_card, seat_view
@@ -40,11 +40,11 @@ def test_every_house_rule_has_one_plain_line_with_its_figures():
 
 
 def test_rules_text_lists_house_rules_in_force_and_stays_within_a_message():
-    text = render.rules_text(Mode.PARTNERS, EVERY_HOUSE_RULE, "The rules of this game")
+    text = help_text.rules_text(Mode.PARTNERS, EVERY_HOUSE_RULE, "The rules of this game")
     assert "**House rules:**" in text and "**Quicksand:**" in text and len(text) <= MAX_CONTENT
     assert "`overtricks`" not in text, "a house rule is said in words, not as an option line"
     assert "**Bags:** none." in text and "(a bag)" not in text
-    plain = render.rules_text(Mode.PARTNERS, Rules(), "Rules")
+    plain = help_text.rules_text(Mode.PARTNERS, Rules(), "Rules")
     assert "House rules" not in plain and "every 10 bags cost 100 points" in plain
     assert not re.search(r"-\d", text), "minus signs, and no 10-for-200 read as a negative number"
 
@@ -74,7 +74,7 @@ def test_hand_summary_says_what_the_house_rules_changed():
     assert game.phase is Phase.DEALING
     table = _live(Mode.SOLO, rules, game).table_view()
     assert table is not None
-    summary = render.hand_summary(table, 1)
+    summary = results_text.hand_summary(table, 1)
     # 80 for 8 bid, +20 for the two tricks bid above 6, 5 bags, +10 for the last trick
     assert "**alice** bid 8, won 13\u00a0→ **+115** (+20 seven or more, +10 last trick)" in summary
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.discord_ui.table import faces, render
+from bot.discord_ui.table import faces, help_text, render
 from bot.engine import Game, Mode, Rules, card_label, seat_view, table_view
 from bot.service import LiveGame
 from bot.store import Seat
@@ -45,8 +45,8 @@ def test_the_drawer_sees_the_card_drawn_with_keep_and_discard_and_the_other_sees
 
 
 def test_the_rules_of_duo_leave_out_blind_nil_and_five_says_ten_cards() -> None:
-    duo = render.rules_text(Mode.DUO, Rules(), "Rules")
+    duo = help_text.rules_text(Mode.DUO, Rules(), "Rules")
     assert "draws a card and keeps it" in duo and "lind nil" not in duo and "blind_nil" not in duo
     assert render.rules_summary(Rules(blind_nil=False), Mode.DUO) == "standard rules"
-    five = render.rules_text(Mode.FIVE, Rules(), "Rules")
+    five = help_text.rules_text(Mode.FIVE, Rules(), "Rules")
     assert "5 players" in five and "2♦ and 2♥ removed, 10 cards each" in five and "Blind nil" in five

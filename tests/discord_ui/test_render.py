@@ -11,7 +11,7 @@ from discord import ui
 
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
-from bot.discord_ui.table import render
+from bot.discord_ui.table import help_text, render, results_text
 from bot.discord_ui.table.views import (
     BUTTON_KINDS,
     AgreeCancelButton,
@@ -106,7 +106,7 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
         public = _held_by_others(game, None)
         _, table = _layout(table_view(_public(live), True))
         assert not set(LABEL.findall(table)) & public, table
-        assert len(render.scoreboard_text(live.table_view())) <= MAX_CONTENT
+        assert len(results_text.scoreboard_text(live.table_view())) <= MAX_CONTENT
         assert not set(LABEL.findall(render.ping_text(_public(live), live.seats[turn].user_id))) & public
         for seat in range(game.seats):
             mine = seat_view(game, seat)
@@ -120,7 +120,7 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
             if hand.result is not None and hand is game.hand_logs[-1]:
                 summary = _layout(summary_view(_public(live), hand.number))[1]
                 assert not set(LABEL.findall(summary)) & _held_by_others(game, None)
-    over = render.game_over_text(_public(live), outcome)
+    over = results_text.game_over_text(_public(live), outcome)
     assert over.startswith("## 🏆") and len(over) <= MAX_CONTENT
 
 
@@ -232,21 +232,21 @@ def test_the_lobby_says_whether_hints_will_actually_be_offered() -> None:
 
 
 def test_rules_show_only_what_applies_to_the_mode_and_how_scoring_works() -> None:
-    cutthroat = render.rules_text(Mode.CUTTHROAT, Rules(), "Rules")
-    partners = render.rules_text(Mode.PARTNERS, Rules(), "Rules")
+    cutthroat = help_text.rules_text(Mode.CUTTHROAT, Rules(), "Rules")
+    partners = help_text.rules_text(Mode.PARTNERS, Rules(), "Rules")
     assert "`jokers`" in cutthroat and "`nil_tricks_help_partner`" not in cutthroat
     assert "`nil_tricks_help_partner`" in partners and "`leftover`" not in partners
-    assert "`jokers`" in partners and "`jokers`" in render.rules_text(Mode.SOLO, Rules(), "Rules")
+    assert "`jokers`" in partners and "`jokers`" in help_text.rules_text(Mode.SOLO, Rules(), "Rules")
     for text in (cutthroat, partners):
         assert "+10 a trick bid" in text and "bag" in text and len(text) <= MAX_CONTENT
-    assert len(render.HELP_TEXT) <= MAX_CONTENT and "My hand" in render.HELP_TEXT
+    assert len(help_text.HELP_TEXT) <= MAX_CONTENT and "My hand" in help_text.HELP_TEXT
 
 
 def test_new_players_ratings_are_provisional_not_a_bare_number() -> None:
     first = RatingChange(0, "1", "alice", None, -2.8, None, 3, games=1)
     settled = RatingChange(0, "1", "alice", 11.2, 12.5, 4, 2, games=9)
-    assert render.rating_change_text(first) == "rating provisional (1 of 5\u00a0games)"
-    assert render.rating_change_text(settled) == "rating 12.5 (+1.3) · #2, was #4"
+    assert results_text.rating_change_text(first) == "rating provisional (1 of 5\u00a0games)"
+    assert results_text.rating_change_text(settled) == "rating 12.5 (+1.3) · #2, was #4"
 
 
 def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
@@ -263,7 +263,7 @@ def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
             before = game.hand_logs[-2].result.bags if len(game.hand_logs) > 1 else (0, 0, 0)  # type: ignore[union-attr]
             penalised.extend(s for s in range(3) if before[s] + hand.result.new_bags[s] >= 2)
             penalties = [(before[s] + hand.result.new_bags[s] - hand.result.bags[s]) // 2 for s in range(3)]
-    text = render.hand_summary(_public(live), hand.number)
+    text = results_text.hand_summary(_public(live), hand.number)
     lines = {name: next(line for line in text.splitlines() if line.startswith(f"**{name}**"))
              for name in ("alice", "bob", "carol")}
     for seat, name in enumerate(("alice", "bob", "carol")):
@@ -290,19 +290,19 @@ def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words(
         apply_move(game, seat, random_move(game, seat))
         shown += [render.table_seats(_public(live)), *(render.panel_details(seat_view(game, s)) for s in range(3))]
         if game.hand_logs[-1].result is not None:
-            shown.append(render.hand_summary(_public(live), game.hand_number))
+            shown.append(results_text.hand_summary(_public(live), game.hand_number))
     assert min(game.scores) < 0  # random bids go set: negative scores to show
     outcome = FinishOutcome(live.game_id, (RatingChange(0, "1", "alice", 1.5, -2.8, 3, 4, games=9),
                                            RatingChange(1, "2", "bob", None, 3.0, None, 1, games=1)), False)
-    shown.append(render.game_over_text(_public(live), outcome))
-    shown.append(render.leaderboard_text("Table", "cutthroat", "rating", [
+    shown.append(results_text.game_over_text(_public(live), outcome))
+    shown.append(results_text.leaderboard_text("Table", "cutthroat", "rating", [
         LeaderboardEntry(1, 1, "alice", 9, 1, 0.11, -40, -4.4, -1.5, 20.0, 7.0)]))
-    shown.append(render.stats_text("alice", PlayerStats(1, 1, None, 9, 1, 0.11, -4.4, 5, 9, 0, 1, 40, 30, 0.75,
+    shown.append(results_text.stats_text("alice", PlayerStats(1, 1, None, 9, 1, 0.11, -4.4, 5, 9, 0, 1, 40, 30, 0.75,
                                                         (ModeRating("cutthroat", -1.5, 20.0, 7.0, 1, 9, 1),))))
     for text in shown:
         assert not HYPHEN_NUMBER.search(text) and not LOOSE_NUMBER.search(text), text
-    scoreboard = render.scoreboard_text(live.table_view())
-    rules = render.rules_text(Mode.CUTTHROAT, live.rules, "Rules")
+    scoreboard = results_text.scoreboard_text(live.table_view())
+    rules = help_text.rules_text(Mode.CUTTHROAT, live.rules, "Rules")
     for text in (scoreboard, rules):
         assert not HYPHEN_NUMBER.search(text), text
     for text in (scoreboard, rules, *shown[-3:]):

@@ -22,7 +22,8 @@ from bot.discord_ui.pictures.chart import (
     printable_text,
     score_chart_png,
 )
-from bot.discord_ui.table.render import chart_series, game_over_text, lobby_text
+from bot.discord_ui.table.render import lobby_text
+from bot.discord_ui.table.results_text import chart_series, game_over_text
 from bot.discord_ui.table.views import lobby_view, panel_view, rematch_view, summary_view, table_view
 from bot.engine import Game, Mode, Phase, Rules, TableView, seat_view
 from bot.service import FinishOutcome, LiveGame, RatingChange

@@ -16,7 +16,7 @@ from bot.discord_ui.errors import reply_privately
 from bot.discord_ui.safe_text import shown as escaped
 from bot.discord_ui.seasons.render import board_label, card_picture, season_stats_text
 from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
-from bot.discord_ui.table import render
+from bot.discord_ui.table import help_text, render, results_text
 from bot.discord_ui.table.views import agree_cancel_view, lobby_view
 from bot.engine import Card, Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
@@ -236,7 +236,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     @app_commands.command(description="The scores hand by hand, of this channel's game or its last one")
     async def score(self, interaction: Asked) -> None:
         live = await services(interaction).games.last_game(guild_of(interaction), channel_of(interaction))
-        await interaction.response.send_message(render.scoreboard_text(live.shown.table))
+        await interaction.response.send_message(results_text.scoreboard_text(live.shown.table))
 
     @app_commands.command(description="The game record as JSON (spades-record/1)")
     @app_commands.describe(game="a game id (in the table's footer); default: this channel's current or last game")
@@ -266,7 +266,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         picked, entries = await seasons.leaderboard(guild_id, mode, sort, season)
         label = board_label(picked, any_seasons=picked is not None or bool(await seasons.seasons(guild_id)))
         guild = interaction.guild.name if interaction.guild else "this server"
-        await interaction.response.send_message(render.leaderboard_text(guild, mode, sort, entries, label))
+        await interaction.response.send_message(results_text.leaderboard_text(guild, mode, sort, entries, label))
 
     @leaderboard.autocomplete("season")
     async def leaderboard_seasons(self, interaction: Asked, current: str) -> list[app_commands.Choice[str]]:
@@ -279,7 +279,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         who = user or interaction.user
         card = await services(interaction).seasons.card(guild_of(interaction), who.id, season)
         name = display_name(who)
-        text = render.stats_text(name, card.all_time)
+        text = results_text.stats_text(name, card.all_time)
         if card.season is not None and card.in_season is not None:
             text += "\n" + season_stats_text(card.season, card.in_season)
         if card.all_time.games == 0:
@@ -298,16 +298,16 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         service = services(interaction).games
         live = service.game_in_channel(channel_of(interaction))
         if live is not None and live.guild_id == interaction.guild_id:
-            text = render.rules_text(live.mode, live.rules, "The rules of this game")
+            text = help_text.rules_text(live.mode, live.rules, "The rules of this game")
         else:
             defaults = await service.server_defaults(guild_of(interaction))
             mode = Mode.parse(defaults.get("mode", "cutthroat"))
-            text = render.rules_text(mode, Rules.from_options(defaults.get("rules", {})), "This server's rules")
+            text = help_text.rules_text(mode, Rules.from_options(defaults.get("rules", {})), "This server's rules")
         await interaction.response.send_message(text, ephemeral=True)
 
     @app_commands.command(description="How to play here, and the commands")
     async def help(self, interaction: Asked) -> None:
-        await interaction.response.send_message(render.HELP_TEXT, ephemeral=True)
+        await interaction.response.send_message(help_text.HELP_TEXT, ephemeral=True)
 
     @app_commands.command(description="End the game: the host (the others agree once dealt), Manage Server, "
                                       "or a tournament's organiser")
@@ -319,7 +319,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
             await interaction.response.send_message("Game cancelled.", ephemeral=True)
             return
         await interaction.response.send_message(
-            render.cancel_request_text(request), view=agree_cancel_view(_channel_game(interaction).game_id),
+            results_text.cancel_request_text(request), view=agree_cancel_view(_channel_game(interaction).game_id),
             allowed_mentions=discord.AllowedMentions(users=[discord.Object(u) for u in request.asked]))
 
     @app_commands.command(description="Manage Server: this server's defaults for new games")
@@ -365,7 +365,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         mode_shown = Mode.parse(saved.get("mode", "cutthroat"))
         timeout = saved.get("turn_timeout", service.turn_timeout)
         ping = saved.get("turn_ping_delay", 5)
-        await reply_privately(interaction, render.rules_text(mode_shown, shown, "Server defaults saved")
+        await reply_privately(interaction, help_text.rules_text(mode_shown, shown, "Server defaults saved")
                               + f"\nTurn timeout: {timeout:.0f} s · turn mention after {ping} s"
                               + (" (off)" if not ping else "")
                               + f"\nSeasons: {'a new one every calendar month' if rhythm else 'no rhythm'}"

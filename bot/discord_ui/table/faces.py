@@ -12,7 +12,7 @@ import functools
 from dataclasses import dataclass
 
 from bot.discord_ui.safe_text import quoted_parts
-from bot.discord_ui.table import render
+from bot.discord_ui.table import render, results_text
 from bot.engine import Card, Phase, SeatView, TableView, card_label
 from bot.engine.bidding_rules import BLIND_BID_MAX
 from bot.service import LiveGame
@@ -184,4 +184,4 @@ def table(public: TableView, playing: bool) -> Face:
 
 def summary(public: TableView, number: int) -> Face:
     """Scored hand `number`: what each bid and won, the points, bags and distance to go, its last trick."""
-    return Face(SUMMARY_COLOUR, (Text(render.hand_summary(public, number)),))
+    return Face(SUMMARY_COLOUR, (Text(results_text.hand_summary(public, number)),))

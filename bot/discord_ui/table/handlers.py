@@ -14,7 +14,7 @@ import discord
 
 from bot.discord_ui.errors import report_error
 from bot.discord_ui.services import Asked, display_name, is_server_manager
-from bot.discord_ui.table import faces, render
+from bot.discord_ui.table import faces, render, results_text
 from bot.discord_ui.table.panels import Panel
 from bot.discord_ui.table.publisher import Publisher
 from bot.discord_ui.table.views import lobby_view
@@ -138,7 +138,7 @@ class Handlers:
             if request is None:
                 await interaction.response.edit_message(content="Everyone agreed: the game is cancelled.", view=None)
             else:
-                await interaction.response.edit_message(content=render.cancel_request_text(request))
+                await interaction.response.edit_message(content=results_text.cancel_request_text(request))
         except Exception as error:
             await report_error(interaction, error)
 

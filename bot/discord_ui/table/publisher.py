@@ -32,7 +32,7 @@ import discord
 from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.pictures.chart import score_chart_png
 from bot.discord_ui.safe_text import quoted_parts, shown
-from bot.discord_ui.table import faces, render
+from bot.discord_ui.table import faces, render, results_text
 from bot.discord_ui.table.channel import TABLE_MAX_AGE, GameChannel, public
 from bot.discord_ui.table.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
 from bot.discord_ui.table.faces import Face
@@ -374,11 +374,12 @@ class Publisher:
 
     async def _game_over(self, live: LiveGame, change: GameOver) -> None:
         table = public(live)
-        names, scores = render.chart_series(table)
+        names, scores = results_text.chart_series(table)
         png = await asyncio.to_thread(score_chart_png, names, scores, table.rules.target,
                                       title=f"{MODE_TITLES[table.mode]} Spades",
                                       winners=[table.side_of(s) for s in table.winners], mercy=table.rules.mercy)
-        text, chart = render.game_over_text(table, change.outcome), discord.File(io.BytesIO(png), filename="scores.png")
+        text = results_text.game_over_text(table, change.outcome)
+        chart = discord.File(io.BytesIO(png), filename="scores.png")
         via = self.webhooks.fresh(live.channel_id)
         if via is not None:  # as a follow-up of the last move's interaction: not counted
             await via.interaction.followup.send(text, view=rematch_view(live.game_id), file=chart, wait=True,
@@ -387,7 +388,7 @@ class Publisher:
         await self.channel.say(live, text, view=rematch_view(live.game_id), file=chart, **nonce(live, change.post_id))
 
     async def _cancelled(self, desk: Desk, live: LiveGame, change: GameCancelled) -> Outcome:
-        text = render.cancelled_text(change.reason)
+        text = results_text.cancelled_text(change.reason)
         if desk.channel_gone:  # tell the players where it can still be said
             for seat in live.seats:
                 if seat.user_id is not None:

@@ -1,4 +1,5 @@
-"""Text for everything the bot shows. Pure functions, so they are easy to test.
+"""Text for the lobby, the table, the panel and the turn's messages. Pure functions, so they are easy
+to test (what follows play is in ``results_text``, help and rules in ``help_text``).
 
 Only the panel and the direct message take a seat's cards, and only from that seat's own view
 (`SeatView`); everything posted in a channel is drawn from the game's public snapshot (`TableView`),
@@ -12,29 +13,21 @@ import functools
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
-from bot.discord_ui.safe_text import in_code, quoted_parts, shown
+from bot.discord_ui.safe_text import shown
 from bot.discord_ui.table.house_text import (
-    HOUSE_OPTIONS,
     blind_offer,
     forced_line,
     house_rule_lines,
-    notes_text,
-    scoring_notes,
 )
-from bot.discord_ui.table.modes_text import deal_text, discards_text, draw_line, draw_status, not_in_mode
+from bot.discord_ui.table.modes_text import discards_text, draw_line, draw_status, not_in_mode
 from bot.discord_ui.text import (
     MODE_TITLES,
     NBSP,
-    PROVISIONAL_GAMES,
     SEP,
-    number,
-    ordinal,
     plural,
     points,
-    within_limit,
 )
 from bot.engine import (
-    OPTIONS,
     Card,
     Mode,
     Phase,
@@ -49,10 +42,9 @@ from bot.engine import (
     nil_pass,
 )
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
-from bot.service import CancelRequest, FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
+from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
-BAG_WARNING = 3  # bags short of the limit from which a summary warns about the penalty
 SUIT_DISPLAY_ORDER = (3, 2, 0, 1)  # ♠ ♥ ♣ ♦: colours alternate, as players hold cards
 MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.CUTTHROAT: ("leftover", "jokers"),
@@ -76,7 +68,7 @@ def shown_names(names: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(shown(name) for name in names)
 
 
-def _value(value: object) -> str:
+def option_value(value: object) -> str:
     if value is None:
         return "off"
     if isinstance(value, bool):
@@ -96,7 +88,7 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
                    if (k not in MODE_ONLY or k in MODE_OPTIONS[mode]) and not not_in_mode(mode, k)}
     if not changed:
         return "standard rules"
-    return ", ".join(f"{k}={_value(v)}" for k, v in changed.items())
+    return ", ".join(f"{k}={option_value(v)}" for k, v in changed.items())
 
 
 # ---------------------------------------------------------------------------------- cards
@@ -330,227 +322,12 @@ def ping_text(table: TableView, user_id: int | None) -> str:
         return f"{mention}, your turn: {led} ({trick_text(names, table.trick)})."
     return f"{mention}, your lead."
 
-
-# ------------------------------------------------------------------------------ after a hand
-def hand_summary(table: TableView, hand_number: int) -> str:
-    """Bid against tricks won, points (a bag penalty said in words), running bags with a warning near
-    the limit, the distance to the target, and the last trick of hand `hand_number` (a scored one)."""
-    hand = table.hands[hand_number - 1]
-    result = hand.result
-    assert result is not None
-    rules = table.rules
-    previous = table.hands[hand_number - 2].result if hand_number > 1 else None
-    bids = {b.seat: ("blind " if b.blind else "") + ("nil" if b.bid == 0 else str(b.bid)) for b in hand.bids}
-    last_winner = hand.tricks[-1].winner if hand.tricks else None
-    lines = [f"### Hand {hand_number} scored"]
-    names = shown_names(table.names)
-    warn = False
-    for side in range(table.sides):
-        members = table.side_seats(side)
-        first = members[0]
-        who = " & ".join(f"**{names[s]}** bid {bids.get(s, '—')}, won {result.tricks_won[s]}"
-                         for s in members)
-        score = result.scores[first]
-        to_go = rules.target - score
-        distance = f"{to_go}{NBSP}to{NBSP}go" if to_go > 0 else "past the target"
-        bags = result.bags[first]
-        before = previous.bags[first] if previous is not None else 0
-        penalties = (before + result.new_bags[first] - bags) // rules.bag_limit
-        penalty = (f" ({number(-penalties * rules.bag_penalty)} for {plural(penalties * rules.bag_limit, 'bag')})"
-                   if penalties else "")
-        near = bags >= rules.bag_limit - BAG_WARNING
-        warn = warn or near
-        notes = notes_text(scoring_notes(rules, hand.bids, result, members, last_winner))
-        lines.append(f"{who}{NBSP}→ **{number(result.hand_points[first], '+d')}**{notes}{penalty}{SEP}{points(score)} "
-                     f"({distance}){SEP}{plural(bags, 'bag')}{NBSP + '⚠️' if near else ''}")
-    if warn:
-        lines.append(f"-# ⚠️ {plural(rules.bag_limit, 'bag')} cost {plural(rules.bag_penalty, 'point')}.")
-    if hand.tricks:
-        lines += played_itself(names, hand)
-        lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
-    return "\n".join(lines)
-
-
 def played_itself(names: Sequence[str], hand: PublicHand) -> list[str]:
     """The line for a hand whose last tricks played themselves (fast_finish), if it did."""
     if not hand.fast_finished:
         return []
     return [fast_finish.summary(names, [t.winner for t in hand.tricks[-hand.fast_finished:]])]
 
-
-# ------------------------------------------------------------------------------ game over
-def game_over_text(table: TableView, outcome: FinishOutcome) -> str:
-    """The winner, the final standings and what the game did to each person's rating."""
-    shown_as = shown_names(table.names)
-    names = " & ".join(shown_as[s] for s in table.winners)
-    hands = plural(table.hands_played, "hand")
-    rules = table.rules
-    how = {"target": f"Past the target of {rules.target} after {hands}.",
-           "mercy": f"The mercy rule ended the game after {hands}: a score fell to {number(-(rules.mercy or 0))}.",
-           "forfeit": f"By forfeit, after {hands}.",
-           "moon": f"Shot the moon: every trick bid and taken, after {hands}."}.get(
-        table.ended.value if table.ended else "", f"After {hands}.")
-    lines = [f"## 🏆 {names} {'win' if len(table.winners) > 1 else 'wins'}!", how]
-    changes = {c.seat: c for c in outcome.changes}
-    places = table.places
-    seen_sides: set[int] = set()
-    for seat in sorted(range(table.seats), key=lambda s: (places[s], s)):
-        side = table.side_of(seat)
-        if side in seen_sides:
-            continue
-        seen_sides.add(side)
-        who = " & ".join(shown_as[s] for s in table.side_seats(side))
-        ratings = [rating_change_text(changes[s]) for s in table.side_seats(side) if s in changes]
-        rated = f" · {'; '.join(ratings)}" if ratings else ""
-        lines.append(f"{ordinal(places[seat])} **{who}** — {points(table.scores[seat])}{rated}")
-    return "\n".join(lines)
-
-
-def rating_change_text(change: RatingChange) -> str:
-    games = change.games
-    if games < PROVISIONAL_GAMES:
-        return f"rating provisional ({games} of {plural(PROVISIONAL_GAMES, 'game')})"
-    delta = change.rating_after - (change.rating_before or 0.0)
-    was = f", was #{change.rank_before}" if change.rank_before is not None and change.rank_before != change.rank_after \
-        else ""
-    return f"rating {number(change.rating_after, '.1f')} ({number(delta, '+.1f')}) · #{change.rank_after}{was}"
-
-
-def chart_series(table: TableView) -> tuple[list[str], list[list[int]]]:
-    """Side names and each side's running score after every scored hand, for the score chart."""
-    names = [" & ".join(table.names[s] for s in table.side_seats(side)) for side in range(table.sides)]
-    scores = [[hand.result.scores[table.side_seats(side)[0]] for side in range(table.sides)]
-              for hand in table.hands if hand.result is not None]
-    return names, scores
-
-
-def cancel_request_text(request: CancelRequest) -> str:
-    """The host's request to cancel a running game, and who has yet to agree (mentions)."""
-    waiting = " ".join(f"<@{user}>" for user in sorted(request.asked - request.agreed))
-    return (f"The host asks to cancel this game: nothing would count for those still seated. {waiting}: press "
-            f"**Agree to cancel** within a minute if you agree; the game goes on unless everyone does.")
-
-
-def cancelled_text(reason: str) -> str:
-    return (f"This game was cancelled ({quoted_parts(reason)}). Nothing counts toward the leaderboard for "
-            "those still seated; anyone who left it earlier keeps their loss.")
-
-
-# ------------------------------------------------------------------------------ commands
-def scoreboard_text(table: TableView | None) -> str:
-    """The scores hand by hand (`table` None: the game hasn't started)."""
-    if table is None:
-        return "The game hasn't started yet."
-    heads = [" & ".join(in_code(table.names[s])[:8] for s in table.side_seats(side)) for side in range(table.sides)]
-    width = max(12, *(len(h) for h in heads))
-    rows = ["Hand  " + "  ".join(f"{h:>{width}}" for h in heads)]
-    for hand in table.hands:
-        if hand.result is None:
-            continue
-        cells = []
-        for side in range(table.sides):
-            seat = table.side_seats(side)[0]
-            cells.append(f"{number(hand.result.hand_points[seat], '+5d')} ={number(hand.result.scores[seat], '5d')}")
-        rows.append(f"{hand.number:>4}  " + "  ".join(f"{c:>{width}}" for c in cells))
-    text = "\n".join(rows)
-    if len(text) > 1700:  # a very long game: keep the latest hands
-        text = "\n".join([rows[0], "   …", *rows[-(1700 // len(rows[0]) - 2):]])
-    state = "final scores" if table.is_over else f"to {table.rules.target}"
-    return f"**Scores** · {MODE_TITLES[table.mode]} · {state}\n```\n{text}\n```"
-
-
-def leaderboard_text(guild_name: str, mode: str, sort: str, entries: Sequence[LeaderboardEntry],
-                     board: str = "") -> str:
-    """`board` says which board it is (a season's, or all time) once the server has seasons."""
-    where = f"{shown(guild_name)}{f' ({board})' if board else ''}"
-    if not entries:
-        return f"No finished {mode} games on {where} yet (win rate needs a few games per player)."
-    lines = []
-    for e in entries:
-        rating = (f"rating {number(e.rating, '.1f')}" if e.games >= PROVISIONAL_GAMES
-                  else f"rating provisional ({e.games} of {plural(PROVISIONAL_GAMES, 'game')})")
-        lines.append(f"#{e.rank} **{shown(e.name)}** — {rating} · {plural(e.wins, 'win')} / {plural(e.games, 'game')} "
-                     f"({e.win_rate:.0%}) · {plural(e.points, 'point')}")
-    return within_limit([f"**{where} — {mode} leaderboard** (by {sort.replace('_', ' ')})"], lines)
-
-
-def stats_text(name: str, stats: PlayerStats) -> str:
-    name = shown(name)
-    if stats.games == 0:
-        return f"{name} hasn't finished a game on this server yet."
-    lines = [
-        f"**{name}** — {plural(stats.games, 'game')}, {plural(stats.wins, 'win')} ({stats.win_rate:.0%})",
-        f"Average final score {number(stats.average_score, '.0f')}",
-        f"Bids made {stats.bids_made}/{stats.bids_total} · nils made {stats.nils_made}/{stats.nils_tried}",
-        f"Bags per hand {stats.bags_per_hand:.2f} over {plural(stats.hands, 'hand')}",
-    ]
-    if stats.hinted_games:
-        lines.append(f"Played with hints: {stats.hinted_games} of {plural(stats.games, 'game')}")
-    for rating in stats.ratings:
-        figure = (f"rating {number(rating.rating, '.1f')}, rank #{rating.rank}" if rating.games >= PROVISIONAL_GAMES
-                  else f"rating provisional ({rating.games} of {plural(PROVISIONAL_GAMES, 'game')})")
-        lines.append(f"{rating.mode}: {figure} ({rating.wins}/{rating.games} won)")
-    return "\n".join(lines)
-
-
-HELP_TEXT = """\
-## ♠ Spades here
-**Start:** `/spades new` opens a game in this channel (cutthroat: 3 players, each for themselves). \
-Others press **Join**; the host can **Add bot** for empty seats, then **Start**.
-**Play:** press **My hand** on the table: your private panel shows your cards and stays up to date. \
-On your turn your legal cards (or the bids) light up: one click plays. You also get your hand by \
-direct message. If you're slow, I'll mention you once.
-**Score:** make your bid (10 a trick, +1 a bag), or lose 10 a trick. Nil: take no trick for +100. \
-Too many bags cost points. First to the target wins.
-**House rules:** `/spades new rules:` takes a preset (Whiz, Suicide, Short game…) or pairs like \
-`overtricks=none`; `/spades rules` says what is in force.
-**Help:** in a game with a computer player, **Hint** on your panel shows what the hard computer \
-player would do, and why; after a game, `/spades review` goes over your bids and costliest plays.
-**Seasons:** admins run `/spades season start` (or a monthly rhythm in `/spades settings`); everyone \
-starts a season fresh, `/spades leaderboard` shows it (or `season: all time`), and its end posts a podium.
-**Tournaments:** `/spades tournament new` (Manage Server) opens a Swiss tournament here; players press \
-**Join**, each round's tables play in their own threads, and I post the standings, seat the next round \
-and post the podium myself.
-**Commands:** `/spades new` · `join` · `leave` · `addbot` · `start` · `hand` · `bid` · `draw` · `pass` · \
-`play` · `table` · `score` · `rules` · `record` · `review` · `leaderboard` · `stats` · `season` · `tournament` · \
-`cancel` · `settings` (Manage Server) · `help`"""
-
-
-def rules_text(mode: Mode, rules: Rules, title: str) -> str:
-    """The rules in force: the mode, how scoring works with these values, and only the options
-    that apply to this mode."""
-    deal = deal_text(mode, rules)
-    set_penalty = "−10 a trick bid" if rules.set_penalty == "minus" else "0"
-    bags = rules.overtricks == "bags"
-    nil = (f"Nil (no tricks): +{rules.nil_value} made, {number(-rules.nil_value)} failed."
-           if rules.nil else "Nil is off: the lowest bid is 1.")
-    blind = (f" Blind nil (before seeing your cards, allowed {rules.blind_nil_deficit}+ points behind): "
-             f"±{rules.blind_nil_value}." if rules.blind_nil and rules.nil and not mode.draws else "")
-    lines = [
-        f"**{title}**",
-        f"**{MODE_TITLES[mode]}** — {deal}. Spades are trump; follow suit if you can"
-        + ("; spades can't be led until broken." if rules.spades_must_break else "."),
-        f"**Scoring:** make your bid: +10 a trick bid{', +1 for each extra trick (a bag)' if bags else ''}. "
-        f"Set: {set_penalty}. {nil}{blind}",
-        f"**Bags:** every {rules.bag_limit} bags cost {rules.bag_penalty} points." if bags else "**Bags:** none.",
-        f"**Winning:** first to **{rules.target}**; a tie for the lead plays another hand."
-        + (f" The game also ends when someone falls to {number(-rules.mercy)}." if rules.mercy else ""),
-    ]
-    if mode is Mode.PARTNERS:
-        lines.append("Partners: the team's bids add up to one contract; a nil bidder is scored alone.")
-    if rules.no_exact_total:
-        lines.append("The last bidder may not make the bids add up to the number of tricks.")
-    house = house_rule_lines(rules)
-    lines += ["**House rules:**", *house] if house else []
-    shown_options = [(name, option) for name, option in OPTIONS.items() if name != "target" and name not in
-                     HOUSE_OPTIONS and (name not in MODE_ONLY or name in MODE_OPTIONS[mode])
-                     and not not_in_mode(mode, name)]
-    if house:  # the house rules' lines take the room the options' explanations had
-        lines.append("**Options:** " + " · ".join(f"`{n}`={_value(getattr(rules, n))}" for n, _ in shown_options))
-    else:
-        lines.append("**Options:**")
-        lines += [f"• `{name}` = {_value(getattr(rules, name))} — {option.help}" for name, option in shown_options]
-    return "\n".join(lines)
 
 
 def age_seconds(message_id: int) -> float:

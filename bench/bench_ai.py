@@ -32,7 +32,7 @@ from bot.ai.policy import normal_card
 from bot.ai.runner import DecisionRunner
 from bot.ai.sim import PlayState, deck_mask
 from bot.engine import Game, Mode, Rules, SeatView, seat_view
-from bot.engine.modes import deck_for, tricks_for
+from bot.engine.modes import deck_for, sides_for, tricks_for
 
 # The strength table: the subject first, then its table-mates. In partners seats 0 and 2 are a side.
 MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
@@ -295,7 +295,7 @@ def nil_hand(mode: Mode, rng: random.Random, blind: bool) -> tuple[int, int | No
             bids[0] = 0
         else:
             bids[seat] = bid_for_hand(hands[seat], mode, rules, tuple(range(size + 1)), mate=partner)
-    state = PlayState(rules, mode is Mode.PARTNERS, hands[:], [b or 0 for b in bids],
+    state = PlayState(rules, sides_for(mode, rules), hands[:], [b or 0 for b in bids],
                       [blind] + [False] * (seats - 1), [0] * seats, [0] * seats, first, size, 0, False,
                       deck=deck_mask(mode, rules))
     while state.tricks_left:

@@ -6,6 +6,7 @@ record alone, the way anyone checking a game would, so a bug in the engine can't
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from tests.house_check import check_bid, check_side_bids, moon_side, side_points
@@ -16,8 +17,9 @@ DEFAULT_RULES = {
     "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
     "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
     "leftover": "last", "jokers": False, "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
-    "fast_finish": True, "nil_pass": "off",
+    "fast_finish": True, "nil_pass": "off", "teams": "solo", "identical": "first",
 }
+SIX_SIDES = {"solo": 6, "pairs": 3, "trios": 2}
 
 
 def _suit(card: str) -> str:
@@ -32,10 +34,11 @@ def _strength(card: str) -> int:
     return RANKS.index(card[:-1])
 
 
-SEATS = {"cutthroat": 3, "solo": 4, "partners": 4, "duo": 2, "five": 5}
+SEATS = {"cutthroat": 3, "solo": 4, "partners": 4, "duo": 2, "five": 5, "six": 6}
 
 
-def _deck(rules: dict[str, Any], mode: str) -> set[str]:
+def _deck(rules: dict[str, Any], mode: str) -> Counter[str]:
+    """The cards in play, each with how many copies (two in six: two decks without their 2♣)."""
     deck = {r + s for r in RANKS for s in "SHDC"}
     if rules["jokers"]:
         deck |= {"BJ", "LJ"}
@@ -43,21 +46,29 @@ def _deck(rules: dict[str, Any], mode: str) -> set[str]:
             deck -= {"2C", "2D"}
     if mode == "five":
         deck -= {"2D", "2H"}
-    return deck
+    if mode == "six":
+        return Counter({card: 2 for card in deck - {"2C"}})
+    return Counter(deck)
 
 
-def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: set[str], seats: int,
+def _take(cards: Counter[str], card: str) -> None:
+    cards[card] -= 1
+    if not cards[card]:
+        del cards[card]
+
+
+def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: Counter[str], seats: int,
                  shown: bool) -> None:
     """Duo: turns alternate from the dealer's left, two cards a turn, one kept and one discarded;
     ``deal`` is what was kept and ``set_aside`` what was discarded. A public record shows only the
     viewer's own draws."""
     draws = hand.get("draws", [])
     cards = [d["card"] for d in draws]
-    assert len(cards) == len(set(cards)) and set(cards) <= deck, "each card is drawn once"
+    assert len(cards) == len(set(cards)) and set(cards) <= set(deck), "each card is drawn once"
     if shown:
         assert len({d["seat"] for d in draws}) <= 1 and set(deal) >= {d["seat"] for d in draws}
         return
-    assert set(cards) == deck, "the whole stock is drawn"
+    assert set(cards) == set(deck), "the whole stock is drawn"
     first = (hand["dealer"] + 1) % seats
     for turn, (a, b) in enumerate(zip(draws[::2], draws[1::2], strict=True)):
         assert a["seat"] == b["seat"] == (first + turn) % seats, "the draw alternates"
@@ -73,7 +84,7 @@ def _lowest_club(cards: set[str]) -> str | None:
     return min(clubs, key=_strength) if clubs else None
 
 
-def _house_play_ok(rules: dict[str, Any], cards: set[str], card: str, plays: list[Any], first_trick: bool) -> bool:
+def _house_play_ok(rules: dict[str, Any], cards: Counter[str], card: str, plays: list[Any], first_trick: bool) -> bool:
     """The house rules of play (first_trick, must_overtrump) for a seat whose cards are known."""
     led = _suit(plays[0][1]) if plays else None
     if first_trick and rules["first_trick"] == "no_spades" and _suit(card) == "S" and led != "S":
@@ -82,20 +93,23 @@ def _house_play_ok(rules: dict[str, Any], cards: set[str], card: str, plays: lis
         return card == _lowest_club(cards)
     spades = [_strength(c) for _, c in plays if _suit(c) == "S"]
     if rules["must_overtrump"] and led not in (None, "S") and spades and all(_suit(c) != led for c in cards):
-        can_beat = any(_suit(c) == "S" and _strength(c) > max(spades) for c in cards)
-        return not can_beat or (_suit(card) == "S" and _strength(card) > max(spades))
+        twin_beats = rules.get("identical") == "last"
+
+        def beats(c: str) -> bool:
+            return _suit(c) == "S" and (_strength(c) > max(spades) or (twin_beats and _strength(c) == max(spades)))
+        return not any(beats(c) for c in cards) or beats(card)
     return True
 
 
-def _exchange(rules: dict[str, Any], mode: str, hand: dict[str, Any], bids: list[dict[str, Any]],
-              held: dict[int, set[str] | None], complete: bool) -> None:
+def _exchange(rules: dict[str, Any], teams: list[list[int]], hand: dict[str, Any], bids: list[dict[str, Any]],
+              held: dict[int, Counter[str] | None], complete: bool) -> None:
     """nil_pass: the passes fit the bids (1 card each, 2 for a blind nil, between the partners of a
     team with a nil), and the cards change hands (where the hands are known)."""
     passes = hand.get("passes", [])
     nil_of = {b["seat"]: (b["bid"] == 0, b["blind"]) for b in bids}
     expected = {}
-    if rules["nil_pass"] == "one_two" and mode == "partners" and len(bids) == len(held):
-        for team in ((0, 2), (1, 3)):
+    if rules["nil_pass"] == "one_two" and len(bids) == len(held):
+        for team in (t for t in teams if len(t) == 2):
             if any(nil_of[s][0] for s in team):
                 count = 2 if any(nil_of[s] == (True, True) for s in team) else 1
                 expected.update({team[0]: (team[1], count), team[1]: (team[0], count)})
@@ -104,12 +118,13 @@ def _exchange(rules: dict[str, Any], mode: str, hand: dict[str, Any], bids: list
         assert p["to"] == to and (len(p["cards"]) == count if complete else 1 <= len(p["cards"]) <= count)
         cards = held[p["from"]]
         if cards is not None:
-            assert set(p["cards"]) <= cards, "a seat passed a card it was not dealt"
-            cards -= set(p["cards"])
+            assert not Counter(p["cards"]) - cards, "a seat passed a card it was not dealt"
+            for card in p["cards"]:
+                _take(cards, card)
     for p in passes:
         receiver = held[p["to"]]
         if receiver is not None:
-            receiver |= set(p["cards"])
+            receiver.update(p["cards"])
     if complete:
         assert {p["from"] for p in passes} == set(expected), "every partner of a nil passes"
 
@@ -133,16 +148,18 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
     assert [p["seat"] for p in record["players"]] == list(range(seats))
     for p in record["players"]:
         assert p["kind"] in ("human", "bot") and isinstance(p["name"], str) and isinstance(p["id"], str)
-    tricks_per_hand = 13 if mode == "duo" else len(deck) // seats
+    tricks_per_hand = 13 if mode == "duo" else deck.total() // seats
     final = record["final"]
     running = final is None
     if public and running:
         assert "seed" not in record, "a running game's public record must not hold the seed"
 
-    def side(seat: int) -> int:
-        return seat % 2 if mode == "partners" else seat
+    sides = 2 if mode == "partners" else SIX_SIDES[rules["teams"]] if mode == "six" else seats
 
-    sides = 2 if mode == "partners" else seats
+    def side(seat: int) -> int:
+        return seat % sides
+
+    teams = [[s for s in range(seats) if side(s) == sd] for sd in range(sides)]
     scores = [0] * sides
     bags = [0] * sides
     previous_dealer = None
@@ -163,7 +180,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert all(len(cards) == tricks_per_hand or (mode == "duo" and not cards and not hand["bids"])
                        for cards in deal.values())
             shown = [c for cards in deal.values() for c in cards]
-            assert len(shown) == len(set(shown)) and set(shown) <= deck
+            assert not Counter(shown) - deck
             if mode == "duo":
                 _check_draws(hand, deal, deck, seats, shown=True)
         else:
@@ -172,7 +189,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             if mode == "duo" and not hand["bids"] and not all(deal.values()):
                 assert not complete and not deal[0] and not hand["set_aside"], "a hand stopped in its draw"
                 continue
-            assert len(all_cards) == len(set(all_cards)) and set(all_cards) == deck, "deal uses the deck"
+            assert Counter(all_cards) == deck, "deal uses the deck"
             assert all(len(cards) == tricks_per_hand for cards in deal.values())
             if mode == "duo":
                 _check_draws(hand, deal, deck, seats, shown=False)
@@ -189,7 +206,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             own_spades = sum(_suit(c) == "S" for c in deal[b["seat"]]) if b["seat"] in deal else None
             check_bid(rules, b, own_spades)
         if len(bids) == seats:
-            for sd in range(2 if mode == "partners" else seats):
+            for sd in range(sides):
                 check_side_bids(rules, [b["bid"] for b in bids if side(b["seat"]) == sd])
         if rules["no_exact_total"] and len(bids) == seats:
             assert sum(b["bid"] for b in bids) != tricks_per_hand
@@ -197,18 +214,19 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         tricks = hand["tricks"]
         assert not tricks or len(bids) == seats, "play starts once everyone has bid"
         assert len(tricks) <= tricks_per_hand
-        held: dict[int, set[str] | None] = {s: set(deal[s]) if s in deal else None for s in range(seats)}
-        _exchange(rules, mode, hand, bids, held, complete)
-        shown_cards = {c for cards in held.values() if cards is not None for c in cards}
+        held: dict[int, Counter[str] | None] = {s: Counter(deal[s]) if s in deal else None for s in range(seats)}
+        _exchange(rules, teams, hand, bids, held, complete)
+        shown_cards = sum((cards for cards in held.values() if cards is not None), Counter[str]())
         leader = first
         if rules["first_lead"] == "two_clubs":
             if all(cards is not None for cards in held.values()):
-                dealt = {c: s for s, cards in held.items() if cards is not None for c in cards}
-                leader = dealt[min((c for c in dealt if _suit(c) == "C"), key=_strength)]
+                # The lowest club; of two identical ones, the first holder from the dealer's left.
+                lowest = min((c for c in shown_cards if _suit(c) == "C"), key=_strength)
+                leader = next(s for s in ((first + i) % seats for i in range(seats)) if held[s][lowest])  # type: ignore[index]
             elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
                 leader = hand["tricks"][0]["leader"]
         voids: dict[int, set[str]] = {s: set() for s in range(seats)}
-        played: set[str] = set()
+        played: Counter[str] = Counter()
         broken = False
         won = [0] * seats
         for number, trick in enumerate(tricks, start=1):
@@ -218,18 +236,18 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
             led = _suit(plays[0][1])
             for position, (seat, card) in enumerate(plays):
-                assert card in deck and card not in played, f"{card} played twice or not in the deck"
-                played.add(card)
+                assert played[card] < deck[card], f"{card} played too often or not in the deck"
+                played[card] += 1
                 cards = held[seat]
                 if cards is None:
-                    assert card not in shown_cards, f"seat {seat} played {card} from another seat's hand"
+                    assert shown_cards[card] < deck[card], f"seat {seat} played {card} from another seat's hand"
                     assert _suit(card) not in voids[seat], f"seat {seat} reneged earlier in the hand"
                     if position == 0 and led == "S" and rules["spades_must_break"] and not broken:
                         voids[seat] |= {"H", "D", "C"}
                     elif position > 0 and _suit(card) != led:
                         voids[seat].add(led)
                 else:
-                    assert card in cards, f"seat {seat} played {card} it does not hold"
+                    assert cards[card], f"seat {seat} played {card} it does not hold"
                     if position == 0:
                         if led == "S" and rules["spades_must_break"] and not broken:
                             assert all(_suit(c) == "S" for c in cards), "spades led before broken"
@@ -237,7 +255,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
                         assert all(_suit(c) != led for c in cards), f"seat {seat} reneged"
                     assert _house_play_ok(rules, cards, card, plays[:position], number == 1), \
                         f"seat {seat} broke a house rule of play with {card}"
-                    cards.discard(card)
+                    _take(cards, card)
                 if _suit(card) == "S":
                     broken = True
             if len(plays) < seats:
@@ -247,7 +265,8 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert len(plays) == seats
             spades = [(s, c) for s, c in plays if _suit(c) == "S"]
             pool = spades or [(s, c) for s, c in plays if _suit(c) == led]
-            winner = max(pool, key=lambda sc: _strength(sc[1]))[0]
+            # Of two identical cards the first played wins (max keeps the first), or the last.
+            winner = max(pool[::-1] if rules.get("identical") == "last" else pool, key=lambda sc: _strength(sc[1]))[0]
             assert trick["winner"] == winner
             won[winner] += 1
             leader = winner

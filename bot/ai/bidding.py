@@ -13,7 +13,7 @@ from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.habits import CURRENT, Habits
 from bot.ai.house_bidding import blind_bid, nil_rather, sensible_bids
 from bot.engine import Mode, Rules, SeatView
-from bot.engine.cards import FIRST_SPADE, SPADE_MASK, SUIT_MASKS
+from bot.engine.cards import BASE, FIRST_SPADE, SPADE_MASK, SUIT_MASKS, cards_of, fold
 from bot.engine.modes import tricks_for
 
 
@@ -43,6 +43,10 @@ CALIBRATION = {
     # Jokers in four-seat play: 15 spades in 52 cards, so more spades a hand and two tops above A♠.
     "solo_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.98, 0.69, 0.6, 53),
     "partners_jokers": Calibration(1.0, 0.75, 0.3, 5, 3.75, 0.9, 0.6, 0.86, 1.0, 0.5, 53),
+    # Six: 17 cards each from two decks, five others to ruff a side honour or match it with its
+    # twin, 26 spades in 102 cards (4.3 a hand). Not fitted on self-play yet: cutthroat's length
+    # values with smaller honours and a lower offset, since a trick is shared six ways.
+    "six": Calibration(0.8, 0.5, 0.15, 5, 4.3, 0.8, 0.5, 1.0, 0.5, 0.5, 51),
 }
 
 
@@ -62,6 +66,7 @@ def honour_count(hand: int, cal: Calibration) -> float:
     total = 0.0
     spades = hand & SPADE_MASK
     spade_count = spades.bit_count()
+    spades = fold(spades)  # two decks: an honour held twice counts once
     # Spade honours, from the top: the n-th highest trump is a trick if guarded by n-1 spades
     # or the honours above it are ours.
     top = cal.top_spade
@@ -82,6 +87,7 @@ def honour_count(hand: int, cal: Calibration) -> float:
     for suit in range(3):
         cards = hand & SUIT_MASKS[suit]
         length = cards.bit_count()
+        cards = fold(cards)
         base = suit * 13
         if cards >> (base + 12) & 1:
             total += cal.ace if length < cal.long_side else cal.ace * 0.7
@@ -102,14 +108,14 @@ def nil_risk(hand: int, cards_per_hand: int) -> float:
     """How dangerous a nil is: high spades, spade length, and side honours without low guards."""
     risk = 0.0
     spades = hand & SPADE_MASK
-    for card in range(FIRST_SPADE, 54):
-        if spades >> card & 1:
-            r = card - FIRST_SPADE
-            risk += 0.0 if r < 6 else (r - 5) * 0.35
+    for card in cards_of(spades):
+        r = (card & BASE) - FIRST_SPADE
+        risk += 0.0 if r < 6 else (r - 5) * 0.35
     risk += max(0, spades.bit_count() - (3 if cards_per_hand >= 17 else 2)) * 0.8
     for suit in range(3):
         cards = hand & SUIT_MASKS[suit]
         length = cards.bit_count()
+        cards = fold(cards)
         lows = sum(1 for r in range(5) if cards >> (suit * 13 + r) & 1)
         for r in range(8, 13):
             if cards >> (suit * 13 + r) & 1:
@@ -125,10 +131,10 @@ def nearest_legal(bid: int, legal: tuple[int, ...]) -> int:
 
 
 def mate_bid(view: SeatView) -> int | None:
-    """The partner's bid when it is already made (partners only), else ``None``."""
-    if view.mode is not Mode.PARTNERS:
+    """The partner's bid when it is already made (teams of two: partners, six's pairs), else ``None``."""
+    if view.sides * 2 != view.seats:
         return None
-    return view.bids[(view.seat + 2) % 4]
+    return view.bids[(view.seat + view.sides) % view.seats]
 
 
 def normal_bid(view: SeatView, habits: Habits = CURRENT) -> int:
@@ -149,13 +155,14 @@ def bid_for_hand(hand: int, mode: Mode, rules: Rules, legal: tuple[int, ...], ha
     expected = cal.offset + cal.slope * honours
     wanted = max(1, round(expected - cal.margin))
     bid = nearest_legal(wanted, sensible_bids(legal, rules, tricks, mate, expected) or legal)
-    cards = 13 if mode is not Mode.CUTTHROAT else 17
+    cards = 17 if mode in (Mode.CUTTHROAT, Mode.SIX) else 13
     return 0 if nil_rather(bid, wanted, legal, nil_risk(hand, cards)) else bid
 
 
 # Nil only below this risk (``nil_risk``): about four nils in five are then made by rule-based play
 # against today's rule-based defenders (measured with bench/bench_ai.py --nil-chances).
-NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75, Mode.FIVE: 1.75, Mode.DUO: 1.0}
+NIL_RISK_LIMIT = {Mode.CUTTHROAT: 1.25, Mode.SOLO: 1.5, Mode.PARTNERS: 1.75, Mode.FIVE: 1.75, Mode.DUO: 1.0,
+                  Mode.SIX: 1.25}
 
 
 def cards_per_hand(mode: Mode) -> int:
@@ -181,7 +188,7 @@ def nil_worth_trying(mode: Mode, hand: int, mate: int | None) -> bool:
 
 # The chance that a blind nil is made with rule-based play all round (bench/bench_ai.py
 # --nil-chances): in partners by the partner's bid when it is known (7 or more alike), else unknown.
-BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21, Mode.FIVE: 0.25, Mode.DUO: 0.0}
+BLIND_NIL_CHANCE = {Mode.CUTTHROAT: 0.11, Mode.SOLO: 0.21, Mode.FIVE: 0.25, Mode.DUO: 0.0, Mode.SIX: 0.11}
 BLIND_NIL_CHANCE_BY_MATE = (0.07, 0.13, 0.18, 0.23, 0.27, 0.30, 0.38, 0.50)
 BLIND_NIL_CHANCE_MATE_UNKNOWN = 0.20
 BLIND_NIL_FLOOR = 0.35  # below this a blind nil is a hopeless throw, however far behind

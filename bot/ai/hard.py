@@ -23,8 +23,8 @@ from bot.ai.passing import pass_choice
 from bot.ai.policy import normal_card
 from bot.ai.sampler import Sampler
 from bot.ai.sim import PlayState
-from bot.engine import Mode, SeatView
-from bot.engine.cards import SUIT_MASKS, SUIT_OF, mask_of
+from bot.engine import SeatView
+from bot.engine.cards import SECOND_COPY, SUIT_MASKS, SUIT_OF, held_copy, mask_of
 from bot.engine.play_rules import first_leader
 
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
@@ -86,7 +86,7 @@ class Scorer:
     """Turns a finished hand into each seat's reward (own change minus the best opponent's)."""
 
     def __init__(self, view: SeatView) -> None:
-        self.partners = view.mode is Mode.PARTNERS
+        self.sides = view.sides
         self.scores = view.scores
         self.rules = view.rules
         self.seats = view.seats
@@ -103,11 +103,11 @@ class Scorer:
                   for side, before in zip(sides, state.bags, strict=True)]
         top = max(finals)
         ended = (top >= rules.target or (rules.mercy is not None and min(finals) <= -rules.mercy)) \
-            and finals.count(top) == (2 if self.partners else 1)
+            and finals.count(top) == self.seats // self.sides
         out = []
         for seat in range(self.seats):
             best_other = max(p for s, p in enumerate(points)
-                             if s != seat and not (self.partners and s % 2 == seat % 2))
+                             if (s - seat) % self.sides)
             reward = float(points[seat] - best_other)
             if ended:
                 reward += GAME_END_BONUS if finals[seat] == top else -GAME_END_BONUS
@@ -136,7 +136,9 @@ def maxn(state: PlayState, scorer: Scorer) -> list[float]:
 
 def distinct_cards(legal: Sequence[int], hand: int, played: int) -> list[int]:
     """Legal cards that could lead to different outcomes: of cards in sequence within a suit (no
-    card still out between them) only the lowest is kept."""
+    card still out between them) only the lowest is kept; of two identical cards (six), one."""
+    if hand >> SECOND_COPY:
+        return sorted({held_copy(hand, card) for card in legal})
     out: list[int] = []
     gone_or_mine = hand | played
     for card in sorted(legal):
@@ -248,7 +250,7 @@ class HardPlayer:
             leader = first_leader(view.rules, hands, left_of_dealer)
             for index, candidate in enumerate(candidates):
                 bids[seat] = candidate
-                state = PlayState(view.rules, view.mode is Mode.PARTNERS, hands[:], bids, view.blind,
+                state = PlayState(view.rules, view.sides, hands[:], bids, view.blind,
                                   [0] * view.seats, view.bags, leader, view.tricks_per_hand, 0, False,
                                   deck=view.deck_mask)
                 rollout(state)

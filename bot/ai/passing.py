@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from bot.ai.policy import rank
 from bot.engine import Card, SeatView
-from bot.engine.cards import FIRST_SPADE
+from bot.engine.cards import BASE, FIRST_SPADE
 
 
 def pass_choice(view: SeatView) -> Card:
     hand = view.hand
     if view.bids[view.seat] == 0:
-        spades = [c for c in hand if c >= FIRST_SPADE]
-        return max(spades) if spades else max(hand, key=rank)
-    return min(hand, key=lambda c: (rank(c), c >= FIRST_SPADE))
+        spades = [c for c in hand if c & BASE >= FIRST_SPADE]
+        return max(spades, key=rank) if spades else max(hand, key=rank)
+    return min(hand, key=lambda c: (rank(c), c & BASE >= FIRST_SPADE))

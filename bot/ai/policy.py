@@ -7,28 +7,51 @@ code is fair whether it runs on a seat's view or inside a determinized deal.
 from __future__ import annotations
 
 from bot.ai.habits import CURRENT, Habits
-from bot.ai.sim import JOKER_FULL_DECK, PlayState
-from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SPADE_MASK, SUIT_MASKS, Card
+from bot.ai.sim import EVERY_CARD, PlayState
+from bot.engine.cards import (
+    BASE,
+    FIRST_SPADE,
+    NON_SPADE_MASK,
+    SECOND_COPY,
+    SPADE_MASK,
+    SUIT_MASKS,
+    Card,
+    fold,
+    stronger,
+)
 
 SIDE_SUITS = (0, 1, 2)
 
 
 def low(mask: int) -> Card:
+    """The weakest card of a mask (two decks: the first copy held of the lowest card)."""
+    if mask >> SECOND_COPY:
+        mask = _held(mask, fold(mask) & -fold(mask))
     return (mask & -mask).bit_length() - 1
 
 
 def high(mask: int) -> Card:
+    """The strongest card of a mask (two decks: the first copy held of the highest card)."""
+    if mask >> SECOND_COPY:
+        return _held(mask, 1 << fold(mask).bit_length() - 1).bit_length() - 1
     return mask.bit_length() - 1
 
 
-def above(card: Card) -> int:
-    """Every card index above ``card``."""
-    return ~((2 << card) - 1)
+def _held(mask: int, bit: int) -> int:
+    """Of both copies of the card ``bit``, the one bit ``mask`` holds (the first if both)."""
+    return mask & bit or bit << SECOND_COPY
 
 
 def rank(card: Card) -> int:
     """Rank within the suit, jokers ranking above the ace of spades."""
+    card &= BASE
     return card - 39 if card >= FIRST_SPADE else card % 13
+
+
+def team_mates(state: PlayState, seat: int) -> tuple[int, ...]:
+    """The other seats of the seat's side (none without teams)."""
+    sides = state.sides
+    return tuple(s for s in range(seat % sides, state.seats, sides) if s != seat)
 
 
 def winners_of(state: PlayState, legal: int) -> int:
@@ -36,9 +59,9 @@ def winners_of(state: PlayState, legal: int) -> int:
     best = state.best
     if best < 0:
         return legal
-    if best >= FIRST_SPADE:
-        return legal & SPADE_MASK & above(best)
-    return (legal & SUIT_MASKS[state.led] & above(best)) | (legal & SPADE_MASK)
+    if best & BASE >= FIRST_SPADE:
+        return legal & SPADE_MASK & stronger(best)
+    return (legal & SUIT_MASKS[state.led] & stronger(best)) | (legal & SPADE_MASK)
 
 
 def highest_danger(mask: int) -> Card:
@@ -51,7 +74,7 @@ def highest_danger(mask: int) -> Card:
         cards = mask & SUIT_MASKS[suit]
         if cards:
             card = high(cards)
-            if best < 0 or card % 13 > best % 13:
+            if best < 0 or (card & BASE) % 13 > (best & BASE) % 13:
                 best = card
     return best
 
@@ -66,36 +89,39 @@ def cheapest(mask: int) -> Card:
         cards = mask & SUIT_MASKS[suit]
         if cards:
             card = low(cards)
-            if best < 0 or card % 13 < best % 13:
+            if best < 0 or (card & BASE) % 13 < (best & BASE) % 13:
                 best = card
     return best
 
 
 def _outside(state: PlayState, seat: int) -> int:
     """Cards still out that this seat doesn't hold (in other hands or set aside)."""
-    return JOKER_FULL_DECK & ~state.played & ~state.hands[seat]
+    return EVERY_CARD & ~state.played & ~state.hands[seat]
 
 
 def _is_boss(card: Card, outside: int) -> bool:
-    suit_mask = SPADE_MASK if card >= FIRST_SPADE else SUIT_MASKS[card // 13]
-    return not outside & suit_mask & above(card)
+    suit_mask = SPADE_MASK if card & BASE >= FIRST_SPADE else SUIT_MASKS[(card & BASE) // 13]
+    return not outside & suit_mask & stronger(card)
 
 
 def _contract_need(state: PlayState, seat: int) -> int:
-    """Tricks the seat's contract still needs (its side's, in partners); nil bidders are left out."""
+    """Tricks the seat's contract still needs (its side's, in team modes); nil bidders are left out."""
     bids, won = state.bids, state.won
-    if state.partners:
-        mate = (seat + 2) % 4
-        contract = sum(bids[s] for s in (seat, mate) if bids[s])
-        taken = won[seat] + (won[mate] if bids[mate] or state.rules.nil_tricks_help_partner else 0)
+    mates = team_mates(state, seat)
+    if mates:
+        contract = bids[seat] + sum(bids[s] for s in mates if bids[s])
+        taken = won[seat] + sum(won[s] for s in mates if bids[s] or state.rules.nil_tricks_help_partner)
         return contract - taken
     return bids[seat] - won[seat]
 
 
 def _opponents(state: PlayState, seat: int) -> list[int]:
-    if state.partners:
-        return [(seat + 1) % 4, (seat + 3) % 4]
-    return [s for s in range(state.seats) if s != seat]
+    """In seat order without teams; clockwise from the seat with teams (the order partners always
+    used: the first clean nil found is the one attacked)."""
+    sides, seats = state.sides, state.seats
+    if sides == seats:
+        return [s for s in range(seats) if s != seat]
+    return [(seat + k) % seats for k in range(1, seats) if k % sides]
 
 
 def _should_set(state: PlayState, seat: int) -> bool:
@@ -121,7 +147,9 @@ def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
     if not legal & (legal - 1):
         return high(legal)
     bid = state.bids[seat]
-    mate = (seat + 2) % 4 if state.partners else -1
+    mates = team_mates(state, seat)
+    # The team-mate to cover: one with a clean nil, else the first (trios have two).
+    mate = next((s for s in mates if state.bids[s] == 0 and state.won[s] == 0), mates[0] if mates else -1)
     if bid == 0 and state.won[seat] == 0:
         return _duck(state, seat, legal, under=habits.nil_play)
     if mate >= 0 and state.bids[mate] == 0 and state.won[mate] == 0:
@@ -132,7 +160,7 @@ def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
             losers = legal & ~winners_of(state, legal)
             if losers:  # never take a trick off a nil bidder who is winning it
                 return highest_danger(losers)
-    if (habits.nil_attack and (state.partners or _contract_need(state, seat) <= 0)
+    if (habits.nil_attack and (mates or _contract_need(state, seat) <= 0)
             and _clean_nil_opponent(state, seat, still_to_play=True) >= 0):
         return _under_nil(state, legal)
     if _contract_need(state, seat) > 0 or _should_set(state, seat):
@@ -209,7 +237,7 @@ def _take(state: PlayState, seat: int, legal: int, mate: int) -> Card:
         return cheapest(legal)
     if last:
         return low(winners)
-    if state.best >= FIRST_SPADE or winners & SPADE_MASK == winners:
+    if state.best & BASE >= FIRST_SPADE or winners & SPADE_MASK == winners:
         return low(winners)  # ruffing, or over-ruffing: the lowest trump that wins
     bosses = [c for c in _cards(winners) if _is_boss(c, outside)]
     if bosses:

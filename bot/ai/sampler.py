@@ -17,6 +17,7 @@ from bot.ai.bidding import bid_for_hand, calibration, honour_count
 from bot.ai.house_bidding import predicted_legal
 from bot.engine import Mode, Phase, Rules, SeatView
 from bot.engine.cards import (
+    BASE,
     CLUBS,
     FIRST_SPADE,
     NON_SPADE_MASK,
@@ -26,7 +27,10 @@ from bot.engine.cards import (
     SUIT_OF,
     TWO_OF_CLUBS,
     Card,
+    cards_of,
+    copies,
     mask_of,
+    stronger,
 )
 from bot.engine.play_rules import restricts_play
 
@@ -51,12 +55,12 @@ def shown_voids(view: SeatView) -> list[int]:
             _house_play_shows(view.rules, plays, number == 0, voids)
         _, first = plays[0]
         led = SUIT_OF[first]
-        if first >= FIRST_SPADE and must_break and not broken:
+        if first & BASE >= FIRST_SPADE and must_break and not broken:
             voids[plays[0][0]] |= SUIT_MASKS[0] | SUIT_MASKS[1] | SUIT_MASKS[2]
         for seat, card in plays[1:]:
             if SUIT_OF[card] != led:
                 voids[seat] |= SUIT_MASKS[led]
-        if any(card >= FIRST_SPADE for _, card in plays):
+        if any(card & BASE >= FIRST_SPADE for _, card in plays):
             broken = True
     return voids
 
@@ -66,16 +70,16 @@ def _house_play_shows(rules: Rules, plays: tuple[tuple[int, Card], ...], first_t
     led = SUIT_OF[plays[0][1]]
     best = -1
     for position, (seat, card) in enumerate(plays):
-        spade = card >= FIRST_SPADE
+        spade = card & BASE >= FIRST_SPADE
         if first_trick and rules.first_trick == "no_spades" and spade and (position == 0 or led != SPADES):
             voids[seat] |= NON_SPADE_MASK
         if first_trick and rules.first_trick == "lowest_club" and (position == 0 or led == CLUBS):
-            voids[seat] |= SUIT_MASKS[CLUBS] & ((1 << card) - 1 if SUIT_OF[card] == CLUBS else -1)
+            voids[seat] |= SUIT_MASKS[CLUBS] & (~stronger(card) & ~copies(card) if SUIT_OF[card] == CLUBS else -1)
         if (rules.must_overtrump and position and led != SPADES and SUIT_OF[card] != led and best >= 0
-                and not (spade and card > best)):
-            voids[seat] |= SPADE_MASK & ~((2 << best) - 1)
+                and not (spade and card & BASE > best)):
+            voids[seat] |= SPADE_MASK & stronger(best)
         if spade:
-            best = max(best, card)
+            best = max(best, card & BASE)
 
 
 class Sampler:
@@ -97,7 +101,7 @@ class Sampler:
         self.sizes = list(view.hand_sizes)
         self.fixed = [0] * self.seats  # cards known to be in a hand: nil_pass, what this seat gave its partner
         if view.passed and view.phase is Phase.PLAYING:
-            mate = (self.seat + 2) % self.seats  # nil_pass is played in partners
+            mate = (self.seat + view.sides) % self.seats  # nil_pass is played by teams of two
             self.fixed[mate] = mask_of(view.passed) & self.unknown
             self.unknown &= ~self.fixed[mate]
             self.sizes[mate] -= self.fixed[mate].bit_count()
@@ -110,7 +114,7 @@ class Sampler:
                 self.played_by[seat] |= 1 << card
         for seat, card in view.trick:
             self.played_by[seat] |= 1 << card
-        self.cards = [c for c in range(54) if self.unknown >> c & 1]
+        self.cards = list(cards_of(self.unknown))
         self.cal = calibration(view.mode, view.rules)
         self.odds = KEPT_ODDS if view.mode.draws else None
 

@@ -10,12 +10,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import FIRST_SPADE, SUIT_OF, Card, mask_of
+from bot.engine.cards import BASE, CARD_LIMIT, FIRST_SPADE, SUIT_OF, Card, mask_of
 from bot.engine.game import LAST_TRICK_BONUS
 from bot.engine.modes import deck_for
 from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
 JOKER_FULL_DECK = (1 << 54) - 1
+EVERY_CARD = (1 << CARD_LIMIT) - 1  # both decks' (six)
 
 
 def deck_mask(mode: Mode, rules: Rules) -> int:
@@ -39,27 +40,29 @@ class PlayState:
         "led",
         "must_break",
         "narrowed",
-        "partners",
         "played",
         "rules",
         "seats",
+        "sides",
+        "ties_win",
         "trick",
         "tricks_left",
         "turn",
         "won",
     )
 
-    def __init__(self, rules: Rules, partners: bool, hands: list[int], bids: Sequence[int],
+    def __init__(self, rules: Rules, sides: int, hands: list[int], bids: Sequence[int],
                  blinds: Sequence[bool], won: list[int], bags: Sequence[int], turn: int,
                  tricks_left: int, played: int, broken: bool, *, deck: int) -> None:
         """``played`` holds the cards of the completed tricks (none: this is the hand's first trick);
-        ``deck`` the cards in play (:func:`deck_mask`)."""
+        ``deck`` the cards in play (:func:`deck_mask`); ``sides``: seat ``s`` plays for side ``s % sides``."""
         self.rules = rules
         self.must_break = rules.spades_must_break
         self.narrowed = restricts_play(rules)
         self.first_trick = not played
-        self.partners = partners
+        self.sides = sides
         self.seats = len(hands)
+        self.ties_win = rules.identical == "last"
         self.hands = hands
         self.bids = tuple(bids)
         self.blinds = tuple(blinds)
@@ -67,7 +70,7 @@ class PlayState:
         self.bags = tuple(bags)
         self.turn = turn
         self.tricks_left = tricks_left
-        self.played = played | (JOKER_FULL_DECK & ~deck)  # cards out of the deck count as gone
+        self.played = played | (EVERY_CARD & ~deck)  # cards out of the deck count as gone
         self.broken = broken
         self.trick: list[tuple[int, Card]] = []
         self.led = -1
@@ -81,7 +84,7 @@ class PlayState:
         if hands is None:
             hands = [0] * view.seats
             hands[view.seat] = sum(1 << c for c in view.hand)
-        state = cls(view.rules, view.mode is Mode.PARTNERS, hands,
+        state = cls(view.rules, view.sides, hands,
                     bids if bids is not None else [b or 0 for b in view.bids], view.blind,
                     list(view.tricks_won), view.bags, view.seat if view.turn is None else view.turn,
                     view.tricks_per_hand - len(view.tricks),
@@ -92,8 +95,8 @@ class PlayState:
 
     def copy(self) -> PlayState:
         other = PlayState.__new__(PlayState)
-        other.rules, other.must_break, other.partners, other.seats = (
-            self.rules, self.must_break, self.partners, self.seats)
+        other.rules, other.must_break, other.sides, other.seats, other.ties_win = (
+            self.rules, self.must_break, self.sides, self.seats, self.ties_win)
         other.narrowed, other.first_trick = self.narrowed, self.first_trick
         other.hands, other.won, other.trick = self.hands[:], self.won[:], self.trick[:]
         other.bids, other.blinds, other.bags, other.turn = self.bids, self.blinds, self.bags, self.turn
@@ -104,7 +107,8 @@ class PlayState:
     def legal(self, seat: int) -> int:
         legal = plain_legal(self.hands[seat], self.led, self.broken, self.must_break)
         if self.narrowed:  # the house rules of play: the engine's own function
-            return narrow(self.rules, legal, self.first_trick, self.led, self.best if self.best >= FIRST_SPADE else -1)
+            best = self.best if self.best & BASE >= FIRST_SPADE else -1
+            return narrow(self.rules, legal, self.first_trick, self.led, best)
         return legal
 
     def add_to_trick(self, seat: int, card: Card) -> None:
@@ -112,9 +116,12 @@ class PlayState:
         if not self.trick:
             self.led = SUIT_OF[card]
             self.best, self.best_seat = card, seat
-        elif card > self.best and (card >= FIRST_SPADE or SUIT_OF[card] == self.led):
-            self.best, self.best_seat = card, seat
-        if card >= FIRST_SPADE:
+        else:
+            strength, best = card & BASE, self.best & BASE
+            if ((strength > best or (strength == best and self.ties_win))
+                    and (strength >= FIRST_SPADE or SUIT_OF[card] == self.led)):
+                self.best, self.best_seat = card, seat
+        if card & BASE >= FIRST_SPADE:
             self.broken = True
         self.trick.append((seat, card))
         self.played |= 1 << card
@@ -143,15 +150,16 @@ class PlayState:
     def side_scores(self) -> list[SideScore]:
         """Each seat's side's score for the hand as it stands."""
         rules = self.rules
-        if not self.partners:
+        sides, seats = self.sides, self.seats
+        if sides == seats:
             scores = [score_side(rules, (self.bids[s],), (self.blinds[s],), (self.won[s],), self.bags[s])
-                      for s in range(self.seats)]
+                      for s in range(seats)]
         else:
-            team = [score_side(rules, (self.bids[t], self.bids[t + 2]), (self.blinds[t], self.blinds[t + 2]),
-                               (self.won[t], self.won[t + 2]), self.bags[t]) for t in (0, 1)]
-            scores = [team[s % 2] for s in range(self.seats)]
+            teams = [range(t, seats, sides) for t in range(sides)]
+            team = [score_side(rules, [self.bids[s] for s in members], [self.blinds[s] for s in members],
+                               [self.won[s] for s in members], self.bags[members[0]]) for members in teams]
+            scores = [team[s % sides] for s in range(seats)]
         if rules.last_trick and not self.tricks_left:  # the last trick's winner is on turn
-            sides = 2 if self.partners else self.seats
             scores = [sc._replace(points=sc.points + LAST_TRICK_BONUS) if (s - self.turn) % sides == 0 else sc
                       for s, sc in enumerate(scores)]
         return scores

@@ -4,6 +4,11 @@ A card is ``suit * 13 + rank`` with suits clubs, diamonds, hearts, spades (0-3) 
 (0-12); the little and big jokers are 52 and 53 and count as the two highest spades. Because
 spades and jokers occupy the top indices, ``card >= FIRST_SPADE`` means "is a trump" and a larger
 index always beats a smaller one within a suit.
+
+``six`` plays two decks: the second deck's copy of a card is ``card + SECOND_COPY``, so one hand's
+bitmask can hold both copies. A copy has its first's code, label, suit and strength: ``card & BASE``
+is the first copy (the same card for one deck), so ``card & BASE >= FIRST_SPADE`` and comparing
+``card & BASE`` stay the tests of one-deck play.
 """
 
 from __future__ import annotations
@@ -29,14 +34,18 @@ TWO_OF_CLUBS: Card = 0
 
 STANDARD_DECK: tuple[Card, ...] = tuple(range(52))
 JOKER_DECK: tuple[Card, ...] = tuple(range(54))
+SECOND_COPY = 64  # the second deck's copy of card c is c + 64 (six)
+BASE = SECOND_COPY - 1  # card & BASE: the first copy
+CARD_LIMIT = SECOND_COPY + 54  # every card int is below this
 
-SUIT_OF: tuple[int, ...] = tuple(min(c // 13, SPADES) for c in range(54))
-SUIT_MASKS: tuple[int, ...] = (
+SUIT_OF: tuple[int, ...] = tuple(min((c & BASE) // 13, SPADES) for c in range(CARD_LIMIT))
+_ONE_DECK_SUITS = (
     0x1FFF,
     0x1FFF << 13,
     0x1FFF << 26,
     (0x1FFF << 39) | (1 << LITTLE_JOKER) | (1 << BIG_JOKER),
 )
+SUIT_MASKS: tuple[int, ...] = tuple(m | m << SECOND_COPY for m in _ONE_DECK_SUITS)
 SPADE_MASK = SUIT_MASKS[SPADES]
 NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 
@@ -46,12 +55,37 @@ _SUIT_CHUNKS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
     for k in range(5)
 )
 
+_SECOND_CHUNKS = tuple(tuple(tuple(c + SECOND_COPY for c in cards) for cards in suit) for suit in _SUIT_CHUNKS[:4])
+
 
 def cards_of(mask: int) -> tuple[Card, ...]:
-    """The cards of a bitmask, lowest first."""
+    """The cards of a bitmask, lowest first (first copies, then second copies)."""
     chunks = _SUIT_CHUNKS
-    return (chunks[0][mask & 0x1FFF] + chunks[1][mask >> 13 & 0x1FFF] + chunks[2][mask >> 26 & 0x1FFF]
-            + chunks[3][mask >> 39 & 0x1FFF] + chunks[4][mask >> 52])
+    cards = (chunks[0][mask & 0x1FFF] + chunks[1][mask >> 13 & 0x1FFF] + chunks[2][mask >> 26 & 0x1FFF]
+             + chunks[3][mask >> 39 & 0x1FFF] + chunks[4][mask >> 52 & 3])
+    if mask >> SECOND_COPY:
+        chunks = _SECOND_CHUNKS
+        cards += (chunks[0][mask >> 64 & 0x1FFF] + chunks[1][mask >> 77 & 0x1FFF] + chunks[2][mask >> 90 & 0x1FFF]
+                  + chunks[3][mask >> 103 & 0x1FFF])
+    return cards
+
+
+def fold(mask: int) -> int:
+    """The first copies of a mask's cards (two decks: which cards, not which copy)."""
+    return (mask | mask >> SECOND_COPY) & ((1 << SECOND_COPY) - 1)
+
+
+def stronger(card: Card) -> int:
+    """A mask of every card index ranking above ``card`` in its suit's order, both copies (its own
+    twin is not: identical cards tie, and the ``identical`` rule breaks the tie by play order)."""
+    below = (2 << (card & BASE)) - 1
+    return ~(below | below << SECOND_COPY)
+
+
+def copies(card: Card) -> int:
+    """A mask of both copies of a card (only one exists in a one-deck game)."""
+    base = card & BASE
+    return 1 << base | 1 << (base + SECOND_COPY)
 
 
 def mask_of(cards: Iterable[Card]) -> int:
@@ -62,7 +96,9 @@ def mask_of(cards: Iterable[Card]) -> int:
 
 
 def card_code(card: Card) -> str:
-    """The record form: rank then suit letter (``10H``, ``AS``), ``BJ``/``LJ`` for jokers."""
+    """The record form: rank then suit letter (``10H``, ``AS``), ``BJ``/``LJ`` for jokers; both
+    copies of a card have one code."""
+    card &= BASE
     if card == BIG_JOKER:
         return "BJ"
     if card == LITTLE_JOKER:
@@ -72,6 +108,7 @@ def card_code(card: Card) -> str:
 
 def card_label(card: Card) -> str:
     """The display form with a suit symbol (``A♠``, ``10♥``)."""
+    card &= BASE
     if card == BIG_JOKER:
         return "Big🃏"
     if card == LITTLE_JOKER:
@@ -81,6 +118,7 @@ def card_label(card: Card) -> str:
 
 def card_name(card: Card) -> str:
     """Words, for screen readers and autocomplete (``queen of hearts``)."""
+    card &= BASE
     if card == BIG_JOKER:
         return "big joker"
     if card == LITTLE_JOKER:
@@ -93,7 +131,7 @@ _DISPLAY_SUIT_ORDER = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
 
 
 def display_sorted(cards: Iterable[Card]) -> list[Card]:
-    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -c))
+    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -(c & BASE), c))
 
 
 ACCEPTED_FORMS = "AS, as, A♠, 10h, th, ace of spades, queen of hearts, BJ (big joker), LJ (little joker)"
@@ -132,3 +170,26 @@ def parse_card(text: str) -> Card:
             return suit * 13 + rank
     raise CardParseError(f"“{text.strip()}” isn't a card. Try one of: {ACCEPTED_FORMS}.")
 
+
+
+def as_copies(cards: Iterable[Card]) -> tuple[Card, ...]:
+    """Cards read from codes (which name no copy): a card named a second time is the second deck's
+    copy, so a deal or stock of two decks reads back as it was dealt."""
+    seen = 0
+    out = []
+    for card in cards:
+        if seen >> card & 1:
+            card += SECOND_COPY
+        seen |= 1 << card
+        out.append(card)
+    return tuple(out)
+
+
+def held_copy(hand: int, card: Card) -> Card:
+    """The copy of ``card`` a hand holds, the first when it holds both (either copy may be named: they
+    play alike); ``card`` itself when the hand holds neither, for the caller to refuse."""
+    base = card & BASE
+    if hand >> base & 1:
+        return base
+    second = base + SECOND_COPY
+    return second if hand >> second & 1 else card

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from bot.engine.cards import Card, card_code, parse_card
+from bot.engine.cards import Card, as_copies, card_code, parse_card
 from bot.engine.errors import BadRecord
 
 
@@ -97,6 +97,13 @@ def event_to_json(event: Event) -> dict[str, Any]:
     return {"type": "cancel"}
 
 
+def dealt_from_codes(hands: list[list[str]], set_aside: list[str], stock: list[str]) -> Dealt:
+    """A deal read back; a code given twice is the second deck's copy the second time (six)."""
+    cards = iter(as_copies(parse_card(c) for c in (*(c for hand in hands for c in hand), *set_aside)))
+    dealt = tuple(tuple(next(cards) for _ in hand) for hand in hands)
+    return Dealt(dealt, tuple(cards), as_copies(parse_card(c) for c in stock))
+
+
 def event_from_json(data: dict[str, Any]) -> Event:
     try:
         kind = data["type"]
@@ -105,9 +112,7 @@ def event_from_json(data: dict[str, Any]) -> Event:
         if kind == "bid":
             return BidMade(_int(data["seat"]), _int(data["bid"]), bool(data["blind"]), bool(data.get("forced")))
         if kind == "deal":
-            hands = tuple(tuple(parse_card(c) for c in hand) for hand in data["hands"])
-            stock = tuple(parse_card(c) for c in data.get("stock", ()))
-            return Dealt(hands, tuple(parse_card(c) for c in data["set_aside"]), stock)
+            return dealt_from_codes(data["hands"], data["set_aside"], data.get("stock", ()))
         if kind == "draw":
             return Drew(_int(data["seat"]), _bool(data["keep"]))
         if kind == "reveal":

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from bot.engine import play_rules
 from bot.engine.bidding_rules import blind_offered
-from bot.engine.cards import TWO_OF_CLUBS, Card, cards_of, mask_of
+from bot.engine.cards import BASE, CARD_LIMIT, TWO_OF_CLUBS, Card, as_copies, cards_of, mask_of
 from bot.engine.draw import Draw, check_stock, seeded_stock
 from bot.engine.errors import EngineError, IllegalAction, WrongPhase
 from bot.engine.events import Dealt, Drew
@@ -37,7 +37,7 @@ class Dealing(Bidding):
             return self._seeded_deal(self.hand_number + 1)
         if self.mode.draws or stock:
             return self._verify_stock(hands, set_aside, stock)
-        dealt = Dealt(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(set_aside or ())))
+        dealt = self._as_dealt(hands, set_aside or ())
         if len(dealt.hands) != self.seats:
             raise IllegalAction(f"A deal needs {self.seats} hands, got {len(dealt.hands)}.")
         for hand in dealt.hands:
@@ -95,6 +95,14 @@ class Dealing(Bidding):
         self._force_bid()
         return event
 
+    def _as_dealt(self, hands: Sequence[Sequence[Card]], set_aside: Sequence[Card]) -> Dealt:
+        """Each hand sorted. Two decks: which copy a seat holds is settled here, the first copy of a
+        card to the first seat holding it, as a record's codes (which name no copy) read back."""
+        if self._twins and all(type(c) is int and 0 <= c < CARD_LIMIT for hand in hands for c in hand):
+            cards = iter(as_copies(c & BASE for hand in hands for c in hand))
+            hands = [[next(cards) for _ in hand] for hand in hands]
+        return Dealt(tuple(tuple(sorted(h)) for h in hands), tuple(sorted(set_aside)))
+
     def _seeded_deal(self, number: int) -> Dealt:
         rng = random.Random(f"{self.seed}/{number}")
         if self.mode.draws:
@@ -111,8 +119,7 @@ class Dealing(Bidding):
         else:
             rng.shuffle(deck)
         size = self.tricks_per_hand
-        hands = tuple(tuple(sorted(deck[i * size:(i + 1) * size])) for i in range(self.seats))
-        return Dealt(hands, set_aside)
+        return self._as_dealt([deck[i * size:(i + 1) * size] for i in range(self.seats)], set_aside)
 
     # -------------------------------------------------------------------------- draw
     def drawn_card(self, seat: int) -> Card | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import nil_pass, play_rules
-from bot.engine.cards import Card
+from bot.engine.cards import CARD_LIMIT, Card
 from bot.engine.errors import EngineError, IllegalCard
 from bot.engine.events import CardPassed
 from bot.engine.game_play import TrickPlay
@@ -36,8 +36,9 @@ class Passing(TrickPlay):
 
     def verify_pass(self, seat: int, cards: Sequence[Card]) -> None:
         self._check_turn(seat, Phase.PASSING)
-        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < 54 for c in cards):
+        if any(isinstance(c, bool) or not isinstance(c, int) or not 0 <= c < CARD_LIMIT for c in cards):
             raise IllegalCard("Those aren't cards.")
+        cards = self._held(seat, cards)
         reason = nil_pass.refusal(self._hands[seat], self._to_pass[seat], cards)
         if reason:
             raise IllegalCard(reason)
@@ -52,6 +53,7 @@ class Passing(TrickPlay):
     def pass_cards(self, seat: int, cards: Sequence[Card]) -> tuple[CardPassed, ...]:
         """Put cards aside for the partner (one event each); they change hands once both have chosen."""
         self.verify_pass(seat, cards)
+        cards = self._held(seat, cards)
         events = tuple(CardPassed(seat, card) for card in cards)
         for event in events:
             self._hands[seat] ^= 1 << event.card

@@ -2,24 +2,41 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from bot.engine import fast_finish, play_rules
-from bot.engine.cards import FIRST_SPADE, NON_SPADE_MASK, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card, card_label, cards_of
+from bot.engine.cards import (
+    BASE,
+    CARD_LIMIT,
+    FIRST_SPADE,
+    NON_SPADE_MASK,
+    SUIT_MASKS,
+    SUIT_NAMES,
+    SUIT_OF,
+    Card,
+    card_label,
+    cards_of,
+    held_copy,
+)
 from bot.engine.errors import EngineError, IllegalAction, IllegalCard, WrongPhase
 from bot.engine.events import CardPlayed, FastFinished
 from bot.engine.game_end import HandEnd
 from bot.engine.game_state import Phase, TrickLog
 
 
-def _trick_winner(plays: list[tuple[int, Card]], led_suit: int) -> int:
-    """Highest trump wins, else the highest card of the suit led (card order is rank order)."""
+def _trick_winner(plays: list[tuple[int, Card]], led_suit: int, ties_win: bool) -> int:
+    """Highest trump wins, else the highest card of the suit led (``card & BASE`` order is rank order).
+    Two identical cards (six): the first played ranks higher, or the last with ``ties_win``."""
     best_seat, best_card = plays[0]
-    best_trump = best_card >= FIRST_SPADE
+    best = best_card & BASE
+    best_trump = best >= FIRST_SPADE
     for seat, card in plays[1:]:
-        if card >= FIRST_SPADE:
-            if not best_trump or card > best_card:
-                best_seat, best_card, best_trump = seat, card, True
-        elif not best_trump and SUIT_OF[card] == led_suit and card > best_card:
-            best_seat, best_card = seat, card
+        strength = card & BASE
+        if strength >= FIRST_SPADE:
+            if not best_trump or strength > best or (ties_win and strength == best):
+                best_seat, best, best_trump = seat, strength, True
+        elif not best_trump and SUIT_OF[card] == led_suit and (strength > best or (ties_win and strength == best)):
+            best_seat, best = seat, strength
     return best_seat
 
 
@@ -48,6 +65,21 @@ class TrickPlay(HandEnd):
         led = self._led_suit if self._trick else -1
         return self._tricks_left == self.tricks_per_hand, led, play_rules.highest_spade(self._trick)
 
+    def _held(self, seat: int, cards: Sequence[Card]) -> Sequence[Card]:
+        """Two decks: each card named as the copy the seat holds, the first copy while it holds both
+        (the copies play alike, so either button or either code plays one; always the same one, so a
+        replay from codes holds the same cards)."""
+        if not self._twins:
+            return cards
+        hand = self._hands[seat]
+        held = []
+        for card in cards:
+            if type(card) is int and 0 <= card < CARD_LIMIT:
+                card = held_copy(hand, card)
+                hand &= ~(1 << card)
+            held.append(card)
+        return held
+
     def legal_cards(self, seat: int) -> tuple[Card, ...]:
         return cards_of(self.legal_mask(seat))
 
@@ -64,8 +96,9 @@ class TrickPlay(HandEnd):
 
     def verify_play(self, seat: int, card: Card) -> None:
         self._check_turn(seat, Phase.PLAYING)
-        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < 54:
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < CARD_LIMIT:
             raise IllegalCard(f"{card!r} is not a card.")
+        card = self._held(seat, (card,))[0]
         hand = self._hands[seat]
         if not hand >> card & 1:
             raise IllegalCard(f"You don't have the {card_label(card)}.")
@@ -73,7 +106,7 @@ class TrickPlay(HandEnd):
             led = self._led_suit
             if SUIT_OF[card] != led and hand & SUIT_MASKS[led]:
                 raise IllegalCard(f"You must follow {SUIT_NAMES[led]}.")
-        elif (card >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
+        elif (card & BASE >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
               and hand & NON_SPADE_MASK):
             raise IllegalCard("Spades haven't been broken: lead another suit.")
         if self._narrowed:
@@ -101,6 +134,8 @@ class TrickPlay(HandEnd):
     def _put(self, seat: int, card: Card) -> CardPlayed:
         """Put a legal card on the trick and take the trick when it is full; logs nothing."""
         # Fast path: the legal mask already encodes every play rule; verify_play only explains.
+        if self._twins and type(card) is int and 0 <= card < CARD_LIMIT:
+            card = held_copy(self._hands[seat], card)
         if type(card) is not int or card < 0 or not self.legal_mask(seat) >> card & 1:
             self.verify_play(seat, card)
             raise AssertionError(f"legal_mask and verify_play disagree on {card!r}")
@@ -111,12 +146,12 @@ class TrickPlay(HandEnd):
             self._trick_leader = seat
             self._led_suit = SUIT_OF[card]
         trick.append((seat, card))
-        if card >= FIRST_SPADE:
+        if card & BASE >= FIRST_SPADE:
             self._broken = True
         if len(trick) < self.seats:
             self._turn = (seat + 1) % self.seats
             return event
-        winner = _trick_winner(trick, self._led_suit)
+        winner = _trick_winner(trick, self._led_suit, self.rules.identical == "last")
         self._tricks_won[winner] += 1
         self._log[-1].tricks.append(TrickLog(self._trick_leader, tuple(trick), winner))
         self._trick = []

@@ -18,7 +18,7 @@ from bot.engine.cards import Card, cards_of
 from bot.engine.draw import Draw, DrawLog
 from bot.engine.errors import BadRecord, EngineError, IllegalAction, NotYourTurn, WrongPhase
 from bot.engine.events import BidMade, CardPassed, Event
-from bot.engine.modes import tricks_for
+from bot.engine.modes import sides_for, tricks_for
 from bot.engine.rules import Mode, Rules
 
 
@@ -97,6 +97,7 @@ class GameState:
         "_tricks_left",
         "_tricks_won",
         "_turn",
+        "_twins",
         "_winners",
         "bids",
         "blind",
@@ -130,7 +131,7 @@ class GameState:
         if len(names) != self.seats:
             raise EngineError(f"{mode} needs {self.seats} players, got {len(names)} names")
         self.first_dealer = first_dealer
-        self.sides = 2 if mode is Mode.PARTNERS else self.seats
+        self.sides = sides_for(mode, rules)
         self._seat_side = tuple(s % self.sides for s in range(self.seats))
         self.tricks_per_hand = tricks_for(mode, rules)
         self._names = list(names)
@@ -157,6 +158,7 @@ class GameState:
         self._narrowed = play_rules.restricts_play(rules)
         self._to_pass = [0] * self.seats  # cards each seat still passes (nil_pass)
         self._escrow = [0] * self.seats  # cards a seat has passed, until its partner has too
+        self._twins = mode is Mode.SIX  # two decks: a card named may be either copy
 
     # ----------------------------------------------------------------------------- queries
     @property
@@ -219,7 +221,7 @@ class GameState:
         return self._seat_side[seat]
 
     def side_seats(self, side: int) -> tuple[int, ...]:
-        return (side, side + 2) if self.mode is Mode.PARTNERS else (side,)
+        return tuple(range(side, self.seats, self.sides))
 
     @property
     def scores(self) -> tuple[int, ...]:

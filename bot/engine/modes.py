@@ -5,7 +5,19 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from bot.engine.cards import CLUBS, DIAMONDS, HEARTS, JOKER_DECK, STANDARD_DECK, Card, card_label, mask_of
+from bot.engine.cards import (
+    CARD_LIMIT,
+    CLUBS,
+    DIAMONDS,
+    HEARTS,
+    JOKER_DECK,
+    SECOND_COPY,
+    STANDARD_DECK,
+    TWO_OF_CLUBS,
+    Card,
+    card_label,
+    mask_of,
+)
 from bot.engine.errors import IllegalAction
 from bot.engine.rules import Mode, Rules
 
@@ -13,6 +25,9 @@ from bot.engine.rules import Mode, Rules
 FIVE_DECK: tuple[Card, ...] = tuple(c for c in STANDARD_DECK if c not in (DIAMONDS * 13, HEARTS * 13))
 # Jokers in a four-seat game: both jokers in, the 2♣ and 2♦ out, so 52 cards still deal 13 each.
 FOUR_SEAT_JOKER_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in (CLUBS * 13, DIAMONDS * 13))
+# Six players: two decks without their 2♣, 102 cards, 17 each; the second deck's cards are copies.
+SIX_DECK: tuple[Card, ...] = tuple(c + copy for copy in (0, SECOND_COPY) for c in STANDARD_DECK if c != TWO_OF_CLUBS)
+SIX_SIDES = {"solo": 6, "pairs": 3, "trios": 2}  # seat s is on side s % sides: 1+4, 2+5, 3+6 or 1, 3, 5
 DUO_HAND = 13  # the draw leaves each of the two players 13 cards and 26 discarded
 
 
@@ -20,9 +35,20 @@ def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
     """The cards a hand is dealt from (cutthroat's leftover is dealt aside, so it is in here)."""
     if mode is Mode.FIVE:
         return FIVE_DECK
+    if mode is Mode.SIX:
+        return SIX_DECK
     if not rules.jokers:
         return STANDARD_DECK
     return JOKER_DECK if mode is Mode.CUTTHROAT else FOUR_SEAT_JOKER_DECK
+
+
+def sides_for(mode: Mode, rules: Rules) -> int:
+    """How many sides score apart; seat ``s`` plays for side ``s % sides`` (partners: 1+3 and 2+4)."""
+    if mode is Mode.PARTNERS:
+        return 2
+    if mode is Mode.SIX:
+        return SIX_SIDES[rules.teams]
+    return mode.seats
 
 
 def deck_mask_for(mode: Mode, rules: Rules) -> int:
@@ -35,7 +61,7 @@ def check_whole_deck(cards: Iterable[Card], deck: Sequence[Card], twice: str, sh
     deck_mask = mask_of(deck)
     seen = 0
     for card in cards:
-        if not isinstance(card, int) or not 0 <= card < 54 or not deck_mask >> card & 1:
+        if not isinstance(card, int) or not 0 <= card < CARD_LIMIT or not deck_mask >> card & 1:
             raise IllegalAction(f"{card!r} is not in this game's deck.")
         if seen >> card & 1:
             raise IllegalAction(f"{card_label(card)} is {twice}.")

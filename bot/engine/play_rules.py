@@ -10,14 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine.cards import (
+    BASE,
     CLUBS,
     FIRST_SPADE,
     NON_SPADE_MASK,
+    SECOND_COPY,
     SPADE_MASK,
     SPADES,
     SUIT_MASKS,
     Card,
     card_label,
+    copies,
+    fold,
+    stronger,
 )
 from bot.engine.rules import Rules
 
@@ -31,11 +36,13 @@ def restricts_play(rules: Rules) -> bool:
 
 def first_leader(rules: Rules, hands: Sequence[int], left_of_dealer: int) -> int:
     """Who leads the first trick: left of the dealer, or with ``first_lead=two_clubs`` the holder of
-    the lowest club dealt (the 2♣ unless it is out of the deck or set aside)."""
+    the lowest club dealt (the 2♣ unless it is out of the deck or set aside); of two identical
+    lowest clubs (six), the first holder clockwise from the dealer's left."""
     if rules.first_lead == "two_clubs":
+        seats = len(hands)
         for club in range(13):
-            for seat, hand in enumerate(hands):
-                if hand >> club & 1:
+            for seat in (s % seats for s in range(left_of_dealer, left_of_dealer + seats)):
+                if fold(hands[seat]) >> club & 1:
                     return seat
     return left_of_dealer
 
@@ -52,7 +59,7 @@ def plain_legal(hand: int, led: int, broken: bool, must_break: bool) -> int:
 
 def highest_spade(trick: Sequence[tuple[int, Card]]) -> Card:
     """The highest spade on a trick, or -1."""
-    return max((card for _, card in trick if card >= FIRST_SPADE), default=-1)
+    return max((card for _, card in trick if card & BASE >= FIRST_SPADE), key=lambda card: card & BASE, default=-1)
 
 
 def narrow(rules: Rules, legal: int, first_trick: bool, led: int, best_spade: Card) -> int:
@@ -61,7 +68,7 @@ def narrow(rules: Rules, legal: int, first_trick: bool, led: int, best_spade: Ca
     if first_trick:
         legal = _first_trick(rules.first_trick, legal, led)
     if rules.must_overtrump:
-        legal = _overtrump(legal, led, best_spade)
+        legal = _overtrump(legal, led, best_spade, rules.identical == "last")
     return legal
 
 
@@ -74,7 +81,7 @@ def refusal(rules: Rules, legal: int, first_trick: bool, led: int, best_spade: C
                 return f"On the first trick you must play your lowest club, {card_label(narrowed.bit_length() - 1)}."
             return "On the first trick you can't play a spade while you hold another suit."
         legal = narrowed
-    if rules.must_overtrump and not _overtrump(legal, led, best_spade) >> card & 1:
+    if rules.must_overtrump and not _overtrump(legal, led, best_spade, rules.identical == "last") >> card & 1:
         return f"You can beat the {card_label(best_spade)}, so you must: play a higher spade."
     return None
 
@@ -84,12 +91,14 @@ def _first_trick(rule: str, legal: int, led: int) -> int:
         return legal & NON_SPADE_MASK or legal
     if rule == "lowest_club" and led in (-1, CLUBS):
         clubs = legal & CLUB_MASK
-        return clubs & -clubs or legal
+        lowest = fold(clubs) & -fold(clubs)
+        return clubs & (lowest | lowest << SECOND_COPY) or legal
     return legal
 
 
-def _overtrump(legal: int, led: int, best_spade: Card) -> int:
-    """A seat that can't follow a side suit must beat a spade already on the trick if it can."""
+def _overtrump(legal: int, led: int, best_spade: Card, twin_beats: bool) -> int:
+    """A seat that can't follow a side suit must beat a spade already on the trick if it can (with
+    ``identical=last``, the top spade's twin beats it too)."""
     if led in (-1, SPADES) or best_spade < 0 or legal & SUIT_MASKS[led]:
         return legal
-    return legal & SPADE_MASK & ~((2 << best_spade) - 1) or legal
+    return legal & SPADE_MASK & (stronger(best_spade) | (copies(best_spade) if twin_beats else 0)) or legal

@@ -6,6 +6,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from bot.engine.cards import Card, card_code, parse_card
+from bot.engine.events import dealt_from_codes
 from bot.engine.game import Game, HandLog
 from bot.engine.nil_pass import partner
 
@@ -72,8 +73,8 @@ def start_hand(game: Game, hand: Mapping[str, Any]) -> None:
     went through and make each draw again."""
     draws = hand.get("draws")
     if not draws:
-        game.deal([[parse_card(c) for c in hand["deal"][str(s)]] for s in range(game.seats)],
-                  [parse_card(c) for c in hand["set_aside"]])
+        dealt = dealt_from_codes([hand["deal"][str(s)] for s in range(game.seats)], hand["set_aside"], [])
+        game.deal(dealt.hands, dealt.set_aside)
         return
     game.deal([()] * game.seats, (), [parse_card(d["card"]) for d in draws])
     for first in draws[::2]:

@@ -19,6 +19,7 @@ class Mode(StrEnum):
     # House rules, more modes (RULES.md): two players who draw their hands, and five players.
     DUO = "duo"
     FIVE = "five"
+    SIX = "six"  # two decks; its teams are the rule set's ``teams``
 
     @property
     def seats(self) -> int:
@@ -38,7 +39,7 @@ class Mode(StrEnum):
             raise RuleError(f"Unknown mode “{value}”: use one of {allowed}.") from None
 
 
-_SEATS = {Mode.CUTTHROAT: 3, Mode.SOLO: 4, Mode.PARTNERS: 4, Mode.DUO: 2, Mode.FIVE: 5}
+_SEATS = {Mode.CUTTHROAT: 3, Mode.SOLO: 4, Mode.PARTNERS: 4, Mode.DUO: 2, Mode.FIVE: 5, Mode.SIX: 6}
 
 _TRUE = {"true", "on", "yes", "1", "y"}
 _FALSE = {"false", "off", "no", "0", "n"}
@@ -102,6 +103,11 @@ OPTIONS: dict[str, _Option] = {
     "must_overtrump": _Option("bool", help="who can't follow must beat a spade on the trick"),
     "fast_finish": _Option("bool", help="a settled hand plays itself out"),
     "nil_pass": _Option("choice", choices=("off", "one_two"), help="partners of a nil trade 1 card (blind: 2)"),
+    # House rules, six players (RULES.md "More modes"; bot/engine/modes.py)
+    "teams": _Option("choice", choices=("solo", "pairs", "trios"),
+                     help="six: each for themselves, three pairs (seats 1+4, 2+5, 3+6) or two trios (1, 3, 5)"),
+    "identical": _Option("choice", choices=("first", "last"),
+                         help="six: of two identical cards on a trick, the first or the last played ranks higher"),
 }
 
 # Options whose default changed how every game plays, and how games played before they existed.
@@ -150,6 +156,9 @@ class Rules:
     must_overtrump: bool = False
     fast_finish: bool = True
     nil_pass: str = "off"
+    # House rules, six players
+    teams: str = "solo"
+    identical: str = "first"
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -184,13 +193,32 @@ class Rules:
         """Options that only make sense for some modes are refused for the others."""
         if self.jokers and mode.value not in _JOKER_MODES:
             raise RuleError(f"jokers isn't played in {mode.value}: use jokers=false.")
-        if self.nil_pass != "off" and mode.value not in _TEAM_MODES:
+        refused = self._six_refusal(mode)
+        if refused:
+            raise RuleError(refused)
+        if self.nil_pass != "off" and mode.value not in _TEAM_MODES and self.teams != "pairs":
             raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
         if self.blind_bids and mode.draws:
             raise RuleError("blind_bids can't be played in duo: players see every card they draw; use blind_bids=off.")
-        refused = bidding_rules_refusal(self, teams=mode is Mode.PARTNERS)
+        refused = bidding_rules_refusal(self, teams=mode is Mode.PARTNERS or self.teams != "solo")
         if refused:
             raise RuleError(refused)
+
+    def _six_refusal(self, mode: Mode) -> str | None:
+        """teams and identical are six's; in six, the rules written for teams of two stay with pairs."""
+        if mode is not Mode.SIX:
+            if self.teams != "solo":
+                return f"teams is for six; {mode.value} has its own seating: use teams=solo."
+            if self.identical != "first":
+                return f"identical is for six's two decks; {mode.value} plays one: use identical=first."
+            return None
+        if self.jokers:
+            return "jokers isn't played in six: use jokers=false."
+        if self.nil_pass != "off" and self.teams != "pairs":
+            return "nil_pass in six is for teams=pairs (one partner to pass to): use nil_pass=off."
+        if self.double_nil == "double" and self.teams == "trios":
+            return "double_nil=double is for teams of two: use double_nil=separate with teams=trios."
+        return None
 
     def changed(self) -> dict[str, Any]:
         """The options that differ from the defaults, for short lobby and table lines."""

@@ -24,8 +24,11 @@ POINTS_BY_PLACE: dict[Mode, tuple[int, ...]] = {
     Mode.PARTNERS: (2, 0),  # per team
     Mode.DUO: (2, 0),  # a head-to-head game, as partners' two teams
     Mode.FIVE: (4, 3, 2, 1, 0),
+    # Six seats each player (team-mates share their team's place, so a pair or trio averages the
+    # points of the places it covers: first of three pairs scores (5 + 4) / 2 each).
+    Mode.SIX: (5, 4, 3, 2, 1, 0),
 }
-# Shared places average their points; with at most 5 at a table, 60ths are always whole.
+# Shared places average their points; with at most 6 at a table, 60ths are always whole.
 _POINT_SCALE = 60
 # Iterated local search: random kicks tried from the best seating found (fixed: seeded, replayable).
 _KICKS = 40

@@ -44,8 +44,9 @@ from bot.engine.tournament_events import (
 
 TOURNAMENT_FORMAT = "spades-tournament/1"
 MAX_ROUNDS = 20
-# Entrants needed to start: enough for one real game (computers may fill solo's last seat, five's last two).
-MIN_TO_START = {Mode.CUTTHROAT: 3, Mode.SOLO: 3, Mode.PARTNERS: 2, Mode.DUO: 2, Mode.FIVE: 3}
+# Entrants needed to start: enough for one real game (computers may fill solo's last seat, five's last
+# two, six's last three).
+MIN_TO_START = {Mode.CUTTHROAT: 3, Mode.SOLO: 3, Mode.PARTNERS: 2, Mode.DUO: 2, Mode.FIVE: 3, Mode.SIX: 3}
 
 
 class Stage(StrEnum):
@@ -57,15 +58,19 @@ class Stage(StrEnum):
 
 
 def table_result(game: Game) -> TableResult:
-    """A table's result from its game, per tournament seat (per team in partners).
+    """A table's result from its game, per tournament seat (per team in partners; per player in six,
+    whose team-mates share their team's score and place).
 
     A finished game gives its places; one still running (the round's time is up) or cancelled is
     decided by the score now.
     """
-    scores = tuple(game.scores[game.side_seats(side)[0]] for side in range(game.sides))
+    seats = range(game.seats) if game.mode is Mode.SIX else [game.side_seats(side)[0] for side in range(game.sides)]
+    scores = tuple(game.scores[seat] for seat in seats)
     if game.is_over and game.ended is not Ending.CANCELLED:
         places = game.places()
-        return TableResult(scores, tuple(places[game.side_seats(side)[0]] for side in range(game.sides)))
+        if game.mode is Mode.SIX:  # places per seat, team-mates tied: a ranking of six players
+            return TableResult(scores, decide_unfinished([-place for place in places]))
+        return TableResult(scores, tuple(places[seat] for seat in seats))
     return TableResult(scores, decide_unfinished(scores), unfinished=True)
 
 

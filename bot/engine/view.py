@@ -14,6 +14,7 @@ from bot.engine.cards import Card, cards_of, mask_of
 from bot.engine.errors import IllegalAction
 from bot.engine.events import BidMade
 from bot.engine.game import Ending, Game, HandResult, Phase, TrickLog
+from bot.engine.modes import sides_for
 from bot.engine.record import export_record
 from bot.engine.rules import Mode, Rules
 
@@ -55,6 +56,11 @@ class SeatView(NamedTuple):
     drawn: Card | None  # duo: the card this seat is looking at in the draw, on its turn
     discards: tuple[Card, ...]  # duo: what this seat discarded in the draw
     blind_bids: tuple[int, ...] = ()  # trailing blind bids (1-7) the seat may make before looking
+
+    @property
+    def sides(self) -> int:
+        """How many sides score apart; seat ``s`` is on side ``s % sides``."""
+        return sides_for(self.mode, self.rules)
 
     @property
     def my_turn(self) -> bool:

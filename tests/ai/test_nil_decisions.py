@@ -83,8 +83,8 @@ def trick_state(partners: bool, hands: dict[int, str], bids: tuple[int, ...], pl
     """Seats' hands (the cards still to be played included), then the trick's plays so far."""
     seats = len(bids)
     masks = [mask_of(cards(hands.get(s, ""))) for s in range(seats)]
-    state = PlayState(Rules(), partners, masks, bids, (False,) * seats, [0] * seats, (0,) * seats, leader, 13, 0,
-                      False, deck=mask_of(range(52)))
+    state = PlayState(Rules(), 2 if partners else seats, masks, bids, (False,) * seats, [0] * seats, (0,) * seats,
+                      leader, 13, 0, False, deck=mask_of(range(52)))
     for code in plays:
         state.play(parse_card(code))
     return state

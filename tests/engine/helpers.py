@@ -11,9 +11,10 @@ from hypothesis import strategies as st
 
 from bot.ai.drive import turns
 from bot.engine import EngineError, Game, Mode, Phase, Rules, parse_card
+from bot.engine.cards import BASE
 
 NAMES = {2: ["alice", "bob"], 3: ["alice", "bob", "carol"], 4: ["alice", "bob", "carol", "dave"],
-         5: ["alice", "bob", "carol", "dave", "erin"]}
+         5: ["alice", "bob", "carol", "dave", "erin"], 6: ["alice", "bob", "carol", "dave", "erin", "frank"]}
 
 
 def cards(text: str) -> list[int]:
@@ -28,11 +29,13 @@ def new_game(mode: str = "cutthroat", rules: Rules | None = None, dealer: int | 
 
 
 def deal(game: Game, fixed: Mapping[int, str], set_aside: str | None = None) -> None:
-    """Deal the given cards to the given seats and the rest of the deck, in order, to the others."""
+    """Deal the given cards to the given seats and the rest of the deck, in order, to the others (six:
+    a card named twice is both copies)."""
     hands = {seat: cards(text) for seat, text in fixed.items()}
     aside = cards(set_aside) if set_aside is not None else []
-    used = {c for h in hands.values() for c in h} | set(aside)
-    rest = [c for c in game.deck() if c not in used]
+    rest = list(game.deck())
+    for card in (*(c for h in hands.values() for c in h), *aside):
+        rest.remove(next(c for c in rest if c & BASE == card))
     for seat in range(game.seats):
         hand = hands.setdefault(seat, [])
         while len(hand) < game.tricks_per_hand:
@@ -97,14 +100,19 @@ rule_sets = st.builds(
     must_overtrump=st.booleans(),
     fast_finish=st.booleans(),
     nil_pass=st.sampled_from(["off", "one_two"]),
+    teams=st.sampled_from(["solo", "pairs", "trios"]),
+    identical=st.sampled_from(["first", "last"]),
 )
 
 
 def fit_mode(mode: Mode, rules: Rules) -> Rules:
-    """Drop what the mode refuses: nil passing needs partners; duo and five deal no jokers."""
-    if mode is not Mode.PARTNERS:
+    """Drop what the mode refuses: nil passing needs teams of two; duo, five and six deal no jokers;
+    teams and identical are six's."""
+    if mode is not Mode.SIX:
+        rules = rules.with_options(teams="solo", identical="first")
+    if mode is not Mode.PARTNERS and rules.teams != "pairs":
         rules = rules.with_options(nil_pass="off")
-    if mode in (Mode.DUO, Mode.FIVE):
+    if mode in (Mode.DUO, Mode.FIVE, Mode.SIX):
         rules = rules.with_options(jokers=False)
     return rules
 

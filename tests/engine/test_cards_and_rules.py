@@ -64,6 +64,7 @@ def test_rules_defaults_match_rules_md():
         "seven_bonus": False, "last_trick": False,
         "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False, "fast_finish": True,
         "nil_pass": "off",
+        "teams": "solo", "identical": "first",
     }
 
 
@@ -101,5 +102,5 @@ def test_bad_options_are_refused_with_the_allowed_values(options, message):
 
 
 def test_unknown_mode_lists_the_modes():
-    with refused(RuleError, "Unknown mode “trio”: use one of cutthroat, solo, partners, duo, five."):
+    with refused(RuleError, "Unknown mode “trio”: use one of cutthroat, solo, partners, duo, five, six."):
         Mode.parse("trio")

@@ -34,16 +34,19 @@ house_rule_sets = st.builds(
     double_back=st.booleans(),
     seven_bonus=st.booleans(),
     last_trick=st.booleans(),
+    teams=st.sampled_from(["solo", "pairs", "trios"]),
+    identical=st.sampled_from(["first", "last"]),
 )
 
 
 def fit_house(mode: Mode, rules: Rules) -> Rules:
-    """Drop what the mode refuses (RULES.md: suicide and double nil need teams; whiz, mirrors and
-    suicide need nil; whiz and mirrors no least bid; duo no blind bids, as the draw shows the cards)."""
+    """Drop what the mode refuses (RULES.md: suicide needs teams, double nil teams of two; whiz,
+    mirrors and suicide need nil; whiz and mirrors no least bid; duo no blind bids, as the draw shows the cards)."""
     rules = fit_mode(mode, rules)
-    if mode is not Mode.PARTNERS:
-        rules = rules.with_options(double_nil="separate",
-                                   bidding="standard" if rules.bidding == "suicide" else rules.bidding)
+    if rules.teams == "trios" or (mode is not Mode.PARTNERS and rules.teams != "pairs"):
+        rules = rules.with_options(double_nil="separate")
+    if mode is not Mode.PARTNERS and rules.teams == "solo":
+        rules = rules.with_options(bidding="standard" if rules.bidding == "suicide" else rules.bidding)
     if rules.bidding in ("whiz", "mirrors"):
         rules = rules.with_options(nil=True, min_bid=1)
     if rules.bidding == "suicide":

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
@@ -68,6 +69,12 @@ def played_this_hand(game: Game) -> set[str]:
     return {card_code(c) for t in tricks for _, c in t.plays} | {card_code(c) for _, c in game.trick}
 
 
+def every_copy(game: Game, codes: Counter[str]) -> set[str]:
+    """The codes of which every copy in the deck is among ``codes`` (one copy each but in six)."""
+    deck = Counter(card_code(c) for c in game.deck())
+    return {code for code, count in codes.items() if count >= deck[code]}
+
+
 def current_draws(document: dict[str, Any]) -> list[Any]:
     return list(document["hands"][-1].get("draws", []))
 
@@ -88,19 +95,20 @@ def check_public_records(game: Game) -> None:
         seen = codes_in({**document, "hands": [h for h in document["hands"] if "result" not in h]})
         logs = game.hand_logs
         in_play = bool(logs) and logs[-1].result is None
-        secret = set()
+        # Codes, counted: in six two cards share a code, and a code is secret while every copy is.
+        secret: Counter[str] = Counter()
         for seat in range(game.seats):
             if seat != viewer or game.cards_hidden(seat):
-                secret |= {card_code(c) for c in cards_of(game.hand_mask(seat))}
+                secret.update(card_code(c) for c in cards_of(game.hand_mask(seat)))
         if viewer is not None:  # nil_pass: the cards the viewer gave its partner are no secret to it
-            secret -= {card_code(c) for c in game.passes(viewer)[0]}
+            secret -= Counter(card_code(c) for c in game.passes(viewer)[0])
         if in_play:
             # Duo: the viewer's own discards are theirs to see, in their own draws.
             own_discards = game.discards_of(viewer) if viewer is not None else ()
-            secret |= {card_code(c) for c in logs[-1].set_aside if c not in own_discards}
+            secret.update(card_code(c) for c in logs[-1].set_aside if c not in own_discards)
             for seat in range(game.seats):
                 if seat != viewer:
-                    secret |= {card_code(c) for c in game.discards_of(seat)}
+                    secret.update(card_code(c) for c in game.discards_of(seat))
             own_draws = [{"seat": d.seat, "card": card_code(d.card), "kept": d.kept}
                          for d in logs[-1].draws if d.seat == viewer]
             assert current_draws(document) == own_draws, "a viewer sees only their own draws"
@@ -117,9 +125,11 @@ def check_public_records(game: Game) -> None:
             ]
         else:  # between hands nothing is secret but the seed
             assert {k: v for k, v in full.items() if k != "seed"} == document
-        assert not seen & secret, f"viewer {viewer} is shown {sorted(seen & secret)}"
+        hidden = every_copy(game, secret)
+        assert not seen & hidden, f"viewer {viewer} is shown {sorted(seen & hidden)}"
         # A record fit for the channel names no card anyone still holds, its own holder's included.
-        held = {card_code(c) for seat in range(game.seats) for c in cards_of(game.hand_mask(seat))}
+        held = every_copy(game, Counter(card_code(c) for seat in range(game.seats)
+                                        for c in cards_of(game.hand_mask(seat))))
         assert shown.private or not seen & held, f"viewer {viewer} is shown {sorted(seen & held)} in public"
         # Every scored hand is shown whole.
         for shown, whole in zip(document["hands"], full["hands"], strict=True):

@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from bot.engine import Mode
 
 MODE_TITLES = {Mode.CUTTHROAT: "Cutthroat", Mode.SOLO: "Solo", Mode.PARTNERS: "Partners", Mode.DUO: "Duo",
-               Mode.FIVE: "Five"}
+               Mode.FIVE: "Five", Mode.SIX: "Six"}
 PROVISIONAL_GAMES = 5  # a rating means little before this many games: it is shown as provisional
 def ordinal(place: int) -> str:
     suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")

@@ -89,7 +89,8 @@ async def player_stats(
     ratings = await tx.fetch(
         f"SELECT r.*, (SELECT count(*) + 1 FROM {table} AS o WHERE o.{owner_column} = r.{owner_column}"
         " AND o.mode = r.mode AND o.is_bot = 0 AND o.ordinal > r.ordinal) AS place"
-        f" FROM {table} AS r WHERE r.{owner_column} = $1 AND r.mode IN ('cutthroat', 'solo', 'partners', 'duo', 'five')"
+        f" FROM {table} AS r WHERE r.{owner_column} = $1"
+        " AND r.mode IN ('cutthroat', 'solo', 'partners', 'duo', 'five', 'six')"
         " AND r.player_key = $2 AND (CAST($3 AS TEXT) IS NULL OR r.mode = $3) ORDER BY r.mode",
         guild_id if season_id is None else season_id, key, mode,
     )  # fmt: skip

@@ -1,15 +1,18 @@
-"""What duo and five look like: the draw on the panel and the table, and the rules in words."""
+"""What duo, five and six look like: the draw on the panel and the table, six's teams and identical
+cards, and the rules in words."""
 
 from __future__ import annotations
 
 from bot.discord_ui.table import faces, help_text, render
-from bot.engine import Game, Mode, Rules, card_label, seat_view, table_view
+from bot.discord_ui.text import SEP
+from bot.engine import Game, Mode, Rules, card_label, parse_card, seat_view, table_view
+from bot.engine.cards import SECOND_COPY
 from bot.service import LiveGame
 from bot.store import Seat
 
 
 def live_game(mode: Mode, rules: Rules | None = None) -> LiveGame:
-    names = ["alice", "bob", "carol", "dave", "erin"][: mode.seats]
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"][: mode.seats]
     seats = [Seat(i, n, user_id=i + 1) for i, n in enumerate(names)]
     live = LiveGame("abc123", 1, 2, mode, rules or Rules(), 1, seats, 120.0, status="playing")
     live.game = Game.new("abc123", mode, rules or Rules(), seed=3, names=names)
@@ -50,3 +53,25 @@ def test_the_rules_of_duo_leave_out_blind_nil_and_five_says_ten_cards() -> None:
     assert render.rules_summary(Rules(blind_nil=False), Mode.DUO) == "standard rules"
     five = help_text.rules_text(Mode.FIVE, Rules(), "Rules")
     assert "5 players" in five and "2♦ and 2♥ removed, 10 cards each" in five and "Blind nil" in five
+
+
+def test_a_six_pairs_table_marks_the_teams_and_which_of_two_identical_cards_won() -> None:
+    live = live_game(Mode.SIX, Rules(teams="pairs", identical="last"))
+    game = live.game
+    assert game is not None
+    table = render.table_text(table_view(game))
+    seats = table.splitlines()[1:7]
+    assert [line.split("**")[1] for line in seats] == list(game.names)
+    assert [line.rsplit("team\u00a0", 1)[1] for line in seats] == ["1", "2", "3", "1", "2", "3"]
+    ace = parse_card("AS")
+    trick = render.trick_text(game.names, [(0, ace), (1, parse_card("3S")), (2, ace + SECOND_COPY)], winner=2)
+    assert trick.split(SEP) == ["alice\u00a0A♠\u00a0(1st)", "bob\u00a03♠", "**carol\u00a0A♠\u00a0(2nd)**\u00a0✔"]
+    assert "the last played ranks higher" in help_text.rules_text(Mode.SIX, game.rules, "Rules")
+    while game.turn is not None and game.legal_bids(game.turn):
+        game.bid(game.turn, 1)
+    assert game.turn is not None
+    shown = [b for part in faces.panel(live, seat_view(game, game.turn)).parts if isinstance(part, faces.Cards)
+             for row in part.as_rows() for b in row.buttons]
+    # One button a physical card: a card held twice shows twice, each button naming its own copy.
+    assert sorted(b.label for b in shown) == sorted(card_label(c) for c in game.hand_of(game.turn))
+    assert len({b.custom_id for b in shown}) == 17

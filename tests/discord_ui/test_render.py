@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections import Counter
 from typing import Any
 
 import pytest
@@ -39,7 +40,7 @@ MAX_V2_COMPONENTS, MAX_V2_TEXT, MAX_CONTENT = 40, 4000, 2000
 
 
 def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
-    names = ["alice", "bob", "carol", "dave", "erin"][: mode.seats]
+    names = ["alice", "bob", "carol", "dave", "erin", "frank"][: mode.seats]
     seats = [Seat(i, n, user_id=i + 1) for i, n in enumerate(names)]
     live = LiveGame("abc123", 1, 2, mode, rules, 1, seats, 120.0, status="playing")
     live.game = Game.new("abc123", mode, rules, seed=seed, names=names)
@@ -85,12 +86,15 @@ def _within_limits(view: ui.LayoutView) -> None:
 
 def _held_by_others(game: Game, seat: int | None) -> set[str]:
     """Cards `seat` may not see: other hands, the cards set aside, and in duo the others' discards
-    (a seat's own discards are its to see)."""
+    (a seat's own discards are its to see). Six: a label counts while every copy of it is hidden."""
     own_discards = set(game.discards_of(seat)) if seat is not None and not game.is_over else set()
-    return {card_label(c) for s in range(game.seats) if s != seat for c in game.hand_of(s)} | {
-        card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())
-        if c not in own_discards} | {
-        card_label(c) for s in range(game.seats) if s != seat and not game.is_over for c in game.discards_of(s)}
+    hidden = Counter(card_label(c) for s in range(game.seats) if s != seat for c in game.hand_of(s))
+    hidden.update(card_label(c) for c in (game.hand_logs[-1].set_aside if game.hand_logs and not game.is_over else ())
+                  if c not in own_discards)
+    hidden.update(card_label(c) for s in range(game.seats) if s != seat and not game.is_over
+                  for c in game.discards_of(s))
+    copies = Counter(card_label(c) for c in game.deck())
+    return {label for label, count in hidden.items() if count >= copies[label]}
 
 
 @pytest.mark.parametrize("mode", list(Mode))

@@ -21,7 +21,7 @@ from bot.discord_ui.table.views import agree_cancel_view, lobby_view
 from bot.engine import Card, Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
-ModeName = Literal["cutthroat", "solo", "partners", "duo", "five"]
+ModeName = Literal["cutthroat", "solo", "partners", "duo", "five", "six"]
 SortName = Literal["rating", "wins", "win_rate", "points"]
 LevelName = Literal["easy", "normal", "hard"]
 SetPenalty = Literal["minus", "zero"]

@@ -15,6 +15,7 @@ from bot.discord_ui.safe_text import quoted_parts
 from bot.discord_ui.table import render, results_text
 from bot.engine import Card, Phase, SeatView, TableView, card_label
 from bot.engine.bidding_rules import BLIND_BID_MAX
+from bot.engine.cards import BASE
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
@@ -105,7 +106,7 @@ def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
 @functools.cache
 def card_look(card: Card) -> tuple[str, int]:
     """A card button's label and style."""
-    red = card < 52 and card // 13 in RED_SUITS
+    red = card & BASE < 52 and (card & BASE) // 13 in RED_SUITS
     return card_label(card), DANGER if red else SECONDARY
 
 

@@ -16,6 +16,9 @@ NOT_IN_MODE: dict[Mode, frozenset[str]] = {
     Mode.DUO: frozenset({"blind_nil", "blind_nil_deficit", "blind_nil_value", "blind_bids"}),  # the draw shows all
 }
 
+SIX_TEAMS = {"solo": "each for themselves", "pairs": "in three pairs (seats 1+4, 2+5, 3+6)",
+             "trios": "in two teams of three (seats 1, 3, 5 against 2, 4, 6)"}
+
 DRAW_WAYS = "**Keep** or **Discard** on your panel, or type `/spades draw keep:yes` or `keep:no`"
 
 
@@ -28,6 +31,8 @@ def deal_text(mode: Mode, rules: Rules) -> str:
         Mode.DUO: ("2 players, each for themselves; no deal: in turn each draws a card and keeps it "
                    "(discarding the next unseen) or discards it (keeping the next), 13 cards each"),
         Mode.FIVE: "5 players, each for themselves, 2♦ and 2♥ removed, 10 cards each",
+        Mode.SIX: f"6 players, {SIX_TEAMS[rules.teams]}; two decks without their 2♣, 17 cards each; of two "
+                  f"identical cards on a trick the {rules.identical} played ranks higher",
     }[mode]
 
 

@@ -52,6 +52,7 @@ MODE_OPTIONS = {  # the options that mean something in each mode
     Mode.PARTNERS: ("nil_tricks_help_partner", "jokers"),
     Mode.DUO: (),
     Mode.FIVE: (),
+    Mode.SIX: ("teams", "identical", "nil_tricks_help_partner"),
 }
 MODE_ONLY = {name for names in MODE_OPTIONS.values() for name in names}
 
@@ -114,10 +115,15 @@ def _rank(card: Card) -> str:
 
 
 def trick_text(names: Sequence[str], plays: Sequence[tuple[int, Card]], winner: int | None = None) -> str:
-    """Each card with who played it; the winner's card in bold."""
+    """Each card with who played it; the winner's card in bold. Two identical cards (six) are marked
+    1st and 2nd, so the table's line on which of them ranks higher can be followed."""
     shown = []
-    for seat, card in plays:
-        text = f"{names[seat]}{NBSP}{card_label(card)}"
+    labels = [card_label(card) for _, card in plays]
+    seen: set[str] = set()
+    for (seat, _), label in zip(plays, labels, strict=True):
+        order = "" if labels.count(label) < 2 else f"{NBSP}(2nd)" if label in seen else f"{NBSP}(1st)"
+        seen.add(label)
+        text = f"{names[seat]}{NBSP}{label}{order}"
         shown.append(f"**{text}**{NBSP}✔" if seat == winner else text)
     return SEP.join(shown)
 
@@ -178,7 +184,7 @@ def table_seats(table: TableView) -> str:
     for seat in range(table.seats):
         marker = "▶ " if table.turn == seat else ""
         dealer = " (dealer)" if table.dealer == seat and not table.is_over else ""
-        team = f"{SEP}team{NBSP}{table.side_of(seat) + 1}" if table.mode is Mode.PARTNERS else ""
+        team = f"{SEP}team{NBSP}{table.side_of(seat) + 1}" if table.sides < table.seats else ""
         lines.append(f"{marker}**{names[seat]}**{dealer} — bid{NBSP}{bid_text(table, seat)}{SEP}"
                      f"won{NBSP}{table.tricks_won[seat]}{SEP}{points(scores[seat])}{SEP}{plural(bags[seat], 'bag')}"
                      f"{team}")
@@ -194,6 +200,8 @@ def table_play(table: TableView) -> str:
         number = len(hand.tricks) + 1 if hand else 1
         played = trick_text(names, table.trick) if table.trick else "no card yet"
         lines.append(f"**Trick {number}:** {played}")
+        if table.mode is Mode.SIX:
+            lines.append(f"-# Two identical cards: the {table.rules.identical} played ranks higher.")
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
         lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
@@ -249,7 +257,7 @@ def panel_status(view: SeatView) -> str:
     if view.phase is Phase.BIDDING:
         return "**Your turn to bid.**"
     if view.to_pass:  # nil_pass
-        partner = shown(view.names[(view.seat + 2) % view.seats])
+        partner = shown(view.names[(view.seat + view.sides) % view.seats])  # teams of two: partners, six's pairs
         return (f"**{nil_pass.explain(view.to_pass, partner)}** Click a card (one at a time), or type "
                 "`/spades pass`. You see what comes once you've both chosen.")
     if not view.trick:

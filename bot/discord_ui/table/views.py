@@ -30,7 +30,7 @@ LOBBY_STYLES = {"join": discord.ButtonStyle.success, "start": discord.ButtonStyl
 
 LOBBY_TEMPLATE = rf"spades:lobby:{GAME}:(?P<action>join|leave|addbot|start|cancel)"
 BID_TEMPLATE = rf"spades:bid:{GAME}:(?P<bid>\d{{1,2}}|blind\d?)"
-CARD_TEMPLATE = rf"spades:card:{GAME}:(?P<card>\d{{1,2}})"
+CARD_TEMPLATE = rf"spades:card:{GAME}:(?P<card>\d{{1,3}})"  # six's second copies are 64 and up
 REVEAL_TEMPLATE = rf"spades:reveal:{GAME}"
 DRAW_TEMPLATE = rf"spades:draw:{GAME}:(?P<choice>keep|discard)"
 

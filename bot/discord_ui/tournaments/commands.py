@@ -61,7 +61,7 @@ def _require_threads(interaction: Asked) -> None:
 class TournamentCommands(app_commands.Group, name="tournament", description="Swiss tournaments run by the bot"):
     @app_commands.command(description="Manage Server: open a Swiss tournament in this channel for sign-up")
     @app_commands.describe(
-        mode="cutthroat (3 a table), solo (4), partners (registered pairs), duo (2) or five (5)",
+        mode="cutthroat (3 a table), solo (4), partners (registered pairs), duo (2), five (5) or six (6)",
         target="points to win each game (50-1000)", rounds=f"number of rounds (1-{MAX_ROUNDS}; default 3)",
         signup="minutes sign-up stays open, then round 1 starts by itself (default: when you run start)",
         round_minutes="time limit per round; games still running then are decided by the score",

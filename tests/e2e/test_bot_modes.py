@@ -1,5 +1,5 @@
 """The house rules' modes through the fake Discord (RULES.md, "More modes"): a whole duo game, the
-draw included, by buttons; a five-player game with computer players by slash commands alone. Each
+draw included, by buttons; five- and six-player games with computer players by slash commands alone. Each
 ends with a valid record that holds exactly what the players did."""
 
 from __future__ import annotations
@@ -89,3 +89,34 @@ async def test_the_draw_by_slash_commands_alone(spades: Spades) -> None:
     mine = [d for d in record["hands"][0]["draws"]]
     assert len(mine) == 26 and {d["seat"] for d in mine} == {table.seat_of(alice)}  # only her own
     check_record(record, public=True)
+
+
+async def test_six_pairs_with_five_computers_by_slash_commands(spades: Spades) -> None:
+    alice = spades.member("Alice")
+    channel = spades.channel("six")
+    table = Table(spades, channel, [alice])
+    lobby = await table.open(alice, mode="six", rules="teams=pairs", target=50, mercy=50)
+    assert "teams=pairs" in lobby.text
+    for _ in range(5):
+        answer = await spades.command(alice, channel, "addbot", level="normal")
+        assert answer.ephemeral
+    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
+    await spades.command(alice, channel, "start")
+    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
+    table.read_seats()
+    text = table.table_message().text
+    assert len(table.seat_names) == 6 and "Six Spades" in text and text.count("team\u00a0") == 6
+    await table.play_moves(style="command")
+
+    await game_over_message(spades, channel)
+    record = await spades.record(alice, channel)
+    check_record(record)
+    assert record["mode"] == "six" and record["rules"]["teams"] == "pairs"
+    assert [p["kind"] for p in record["players"]].count("bot") == 5
+    assert all(len(cards) == 17 for cards in record["hands"][0]["deal"].values())
+    seat = table.seat_of(alice)
+    mine = [m.key() for m in table.moves]
+    in_record = [("play", s, card) for hand in record["hands"] for trick in chosen_tricks(hand)
+                 for s, card in trick["plays"] if s == seat]
+    assert [m for m in mine if m[0] == "play"] == in_record
+    assert record["final"]["scores"][seat] == record["final"]["scores"][(seat + 3) % 6]  # a pair shares its score

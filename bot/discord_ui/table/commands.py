@@ -58,19 +58,23 @@ def _asked_about(interaction: Asked) -> LiveGame | None:
 
 
 def card_options(cards: Sequence[Card], current: str) -> list[app_commands.Choice[str]]:
-    """Autocomplete of cards: the label with the name in words, filtered by what is typed."""
+    """Autocomplete of cards: the label with the name in words, filtered by what is typed. A card held
+    twice (six) is offered once: typing it plays one copy, and the copies play alike."""
     typed = current.strip().lower()[:50]
     out = []
+    offered: dict[str, Card] = {}
     for c in cards:
-        name = f"{card_label(c)} ({card_name(c)})"
+        offered.setdefault(card_label(c), c)
+    for label, c in offered.items():
+        name = f"{label} ({card_name(c)})"
         if typed in name.lower() or not typed:
-            out.append(app_commands.Choice(name=name, value=card_label(c)))
+            out.append(app_commands.Choice(name=name, value=label))
     return out[:25]
 
 class SpadesCommands(app_commands.Group, name="spades", description="Play Spades in this channel"):
     @app_commands.command(description="Open a Spades game in this channel; you take the first seat")
     @app_commands.describe(
-        mode="cutthroat (3 players), solo (4), partners (2 vs 2), duo (2, hands drawn) or five (5)",
+        mode="cutthroat (3), solo (4), partners (2 vs 2), duo (2, hands drawn), five (5) or six (6, rules: teams=)",
         target="points to win (50-1000)",
         nil="allow nil bids", blind_nil="allow blind nil for a player far behind",
         blind_nil_deficit="points behind the leader needed for blind nil",

@@ -6,6 +6,8 @@ the pictures are drawn from the messages the bot really sent, by `devkit/fake_di
 (the last hand's summary and the game-over post with its chart).
 Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)
 and `stats.png` (`/spades stats` with its card: the season beside all time, a rating line per season).
+Last `six.png`: a six-player table in pairs (Alice and five computer players), at Alice's turn just
+after a trick on which two identical cards fell, and her panel.
 
 Beside each picture, `NAME.json` holds what it is drawn from: the messages as the player sees them
 (text, buttons, attachments' names), ids and dates written as placeholders. The pixels depend on
@@ -70,6 +72,7 @@ async def play(folder: Path) -> None:
             await asyncio.sleep(0.5)
             picture(folder, "game-over", fake, alice, channel, last=2)
             await seasons(spades, folder, alice, bob)
+            await six(spades, folder, alice)
     finally:
         for bot in bots:
             bot.kill()
@@ -77,7 +80,7 @@ async def play(folder: Path) -> None:
         await fake.stop()
 
 
-PICTURES = ("table", "game-over", "podium", "stats")
+PICTURES = ("table", "game-over", "podium", "stats", "six")
 _MENTION = re.compile(r"<@[!&]?(\d+)>")
 _DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
 _ID = re.compile(r"\b\d{17,20}\b")
@@ -128,6 +131,30 @@ async def seasons(spades: Spades, folder: Path, alice: FakeUser, bob: FakeUser) 
         await play_game(spades, league, players)
     await spades.command(alice, league, "stats")
     picture(folder, "stats", fake, alice, league, last=1)
+
+
+
+async def six(spades: Spades, folder: Path, alice: FakeUser) -> None:
+    """A six pairs table at Alice's turn to play once a trick with two identical cards was taken."""
+    channel = spades.channel("six")
+    table = Table(spades, channel, [alice])
+    table.bid_policy = _steady_bid
+    lobby = await table.open(alice, mode="six", rules="teams=pairs", target=300)
+    for _ in range(5):
+        await spades.click(alice, lobby, f"spades:lobby:{table.game_id}:addbot")
+    await spades.click(alice, lobby, f"spades:lobby:{table.game_id}:start")
+    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
+    table.read_seats()
+    await table.open_panel(alice)
+    while True:
+        turn = await table.whose_turn()
+        assert turn is not None, "the game ended before two identical cards fell on one trick"
+        if turn.user is alice and turn.phase == "play":
+            shown = await table.wait_table(lambda m: "▶ **Alice** to play" in m.text, "the table to catch up")
+            if "(2nd)" in shown.text.partition("Last trick:")[2]:
+                break
+        await table.act(turn, "panel")
+    picture(folder, "six", spades.fake, alice, channel, last=2)
 
 
 if __name__ == "__main__":

@@ -114,6 +114,9 @@ def _rank(card: Card) -> str:
     return label[:-1] if label[-1] in SUIT_SYMBOLS else label
 
 
+TWIN = f"{NBSP}(2nd)"  # the second of two identical cards on a trick (six)
+
+
 def trick_text(names: Sequence[str], plays: Sequence[tuple[int, Card]], winner: int | None = None) -> str:
     """Each card with who played it; the winner's card in bold. Two identical cards (six) are marked
     1st and 2nd, so the table's line on which of them ranks higher can be followed."""
@@ -121,7 +124,7 @@ def trick_text(names: Sequence[str], plays: Sequence[tuple[int, Card]], winner: 
     labels = [card_label(card) for _, card in plays]
     seen: set[str] = set()
     for (seat, _), label in zip(plays, labels, strict=True):
-        order = "" if labels.count(label) < 2 else f"{NBSP}(2nd)" if label in seen else f"{NBSP}(1st)"
+        order = "" if labels.count(label) < 2 else TWIN if label in seen else f"{NBSP}(1st)"
         seen.add(label)
         text = f"{names[seat]}{NBSP}{label}{order}"
         shown.append(f"**{text}**{NBSP}✔" if seat == winner else text)
@@ -200,11 +203,11 @@ def table_play(table: TableView) -> str:
         number = len(hand.tricks) + 1 if hand else 1
         played = trick_text(names, table.trick) if table.trick else "no card yet"
         lines.append(f"**Trick {number}:** {played}")
-        if table.mode is Mode.SIX:
-            lines.append(f"-# Two identical cards: the {table.rules.identical} played ranks higher.")
     if hand is not None and hand.tricks and table.phase is not Phase.BIDDING:
         lines += played_itself(names, hand)
         lines.append(f"Last trick: {last_trick_text(names, hand.tricks[-1])}")
+    if any(TWIN in line for line in lines):  # six: which of two identical cards on a trick ranks higher
+        lines.append(f"-# Of two identical cards, the {table.rules.identical} played ranks higher.")
     if table.phase is not Phase.DEALING and (forced := forced_line(table, names)):
         lines.append(forced)
     if table.is_over:

@@ -226,7 +226,7 @@ def ask_human(game: Game, seat: int, read: Callable[[str], str], out: TextIO, st
         elif view.legal_bids:
             prompt = f"Your bid ({bid_choices(view.legal_bids)}): "
         elif view.to_pass:
-            partner = game.names[(seat + 2) % game.seats]
+            partner = game.names[(seat + game.sides) % game.seats]  # teams of two: partners, six's pairs
             prompt = f"{nil_pass.explain(view.to_pass, partner)} One card ({style.cards(view.hand)}): "
         else:
             prompt = f"Your card ({style.cards(view.legal_cards)}): "

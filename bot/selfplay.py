@@ -175,8 +175,8 @@ def play_job(job: GameJob) -> GameOutcome:
     timings: tuple[list[float], ...] = tuple([] for _ in range(seats))
     game = play_game(Game.new(job.game_id, job.mode, job.rules, job.seed, names), players, timings, job.max_hands)
     share = 1 / len(game.winners) if game.winners else 0.0
-    if job.mode is Mode.PARTNERS and game.winners:
-        share = 2 / len(game.winners)
+    if game.sides < seats and game.winners:  # a team's members share its win
+        share = (seats // game.sides) / len(game.winners)
     wins = tuple(share if s in game.winners else 0.0 for s in range(seats))
     record = None
     if job.record:

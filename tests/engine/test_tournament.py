@@ -434,3 +434,20 @@ def test_each_member_keeps_their_own_name_through_a_replacement_and_a_replay():
     rebuilt = Tournament.from_json(json.loads(json.dumps(tournament.to_json())))
     assert [rebuilt.member_name(m) for m in ("1", "7", "3", "4")] == ["A & B", "G", "D", "E"]
     assert tournament.member_name("1") == "A & B" and rebuilt.to_json() == tournament.to_json()
+
+
+def test_six_seats_eight_players_at_two_tables_of_four_with_two_computers_each() -> None:
+    entrants = [Entrant(f"p{i}", f"P{i}", (f"p{i}",)) for i in range(8)]
+    tables = seat_round(entrants, [], Mode.SIX, 1, 1)
+    assert [len(t.seats) for t in tables] == [6, 6] and sorted(t.computers for t in tables) == [2, 2]
+
+
+def test_a_six_pairs_table_gives_team_mates_their_teams_place_and_shares_its_points() -> None:
+    game = Game.new("six", Mode.SIX, Rules(teams="pairs"), seed=3)
+    game.deal()
+    game.forfeit(1)  # seats 1 and 4 lose; the best-placed other pair wins, all scores being 0
+    result = table_result(game)
+    assert len(result.places) == 6 and result.places[1] == result.places[4] == 5
+    points = points_for_places(Mode.SIX, result.places)
+    assert points[1] == points[4] == F(1, 2)  # last of three pairs: (1 + 0) / 2 each
+    assert sum(points) == 15

@@ -361,8 +361,9 @@ async def test_a_partners_tournament_is_played_to_the_podium_with_teams_across(h
     assert service.in_channel(CHANNEL) is None
 
 
-@pytest.mark.parametrize(("mode", "players", "humans"), [("five", 6, [3, 3]), ("duo", 3, [2, 1])])
-async def test_duo_and_five_tournaments_seat_tables_of_their_size_with_computers_spread(
+@pytest.mark.parametrize(("mode", "players", "humans"),
+                         [("five", 6, [3, 3]), ("duo", 3, [2, 1]), ("six", 5, [5])])
+async def test_duo_five_and_six_tournaments_seat_tables_of_their_size_with_computers_spread(
         harness: Harness, mode: str, players: int, humans: list[int]) -> None:
     service = await harness.boot()
     live = await harness.open(mode=mode, players=tuple(PLAYERS)[:players], rounds=1)

@@ -66,7 +66,9 @@ def test_a_six_pairs_table_marks_the_teams_and_which_of_two_identical_cards_won(
     ace = parse_card("AS")
     trick = render.trick_text(game.names, [(0, ace), (1, parse_card("3S")), (2, ace + SECOND_COPY)], winner=2)
     assert trick.split(SEP) == ["alice\u00a0A♠\u00a0(1st)", "bob\u00a03♠", "**carol\u00a0A♠\u00a0(2nd)**\u00a0✔"]
-    assert "the last played ranks higher" in help_text.rules_text(Mode.SIX, game.rules, "Rules")
+    rules = help_text.rules_text(Mode.SIX, game.rules, "Rules")
+    assert "the last played ranks higher" in rules and "three pairs (seats 1+4, 2+5, 3+6)" in rules
+    assert "a team's bids add up to one contract" in rules
     while game.turn is not None and game.legal_bids(game.turn):
         game.bid(game.turn, 1)
     assert game.turn is not None

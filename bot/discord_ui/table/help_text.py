@@ -53,6 +53,9 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
     ]
     if mode is Mode.PARTNERS:
         lines.append("Partners: the team's bids add up to one contract; a nil bidder is scored alone.")
+    elif mode is Mode.SIX and rules.teams != "solo":
+        lines.append("Teams: a team's bids add up to one contract; a nil bidder is scored alone; "
+                     "team-mates share points and bags.")
     if rules.no_exact_total:
         lines.append("The last bidder may not make the bids add up to the number of tricks.")
     house = house_rule_lines(rules)

@@ -4,6 +4,8 @@ ends with a valid record that holds exactly what the players did."""
 
 from __future__ import annotations
 
+from bot.engine import Mode
+from devkit.fake_discord import FakeChannel, FakeUser
 from tests.e2e.conftest import Spades, Table, chosen_tricks, game_over_message, start_game
 from tests.record_check import check_record
 
@@ -33,18 +35,25 @@ async def test_a_whole_duo_game_by_buttons(spades: Spades) -> None:
     assert all(b["blind"] is False for hand in record["hands"] for b in hand["bids"])
 
 
-async def test_five_players_with_four_computers_by_slash_commands(spades: Spades) -> None:
-    alice = spades.member("Alice")
-    channel = spades.channel("five")
+async def alone_with_computers(spades: Spades, alice: FakeUser, channel: FakeChannel, **options: object) -> Table:
+    """Alice opens a game by slash commands, fills every other seat with a normal computer player
+    (`/spades addbot`) and starts it (`/spades start`)."""
     table = Table(spades, channel, [alice])
-    lobby = await table.open(alice, mode="five", target=50, mercy=50)
-    for _ in range(4):
+    lobby = await table.open(alice, target=50, mercy=50, **options)
+    for _ in range(Mode(str(options["mode"])).seats - 1):
         answer = await spades.command(alice, channel, "addbot", level="normal")
         assert answer.ephemeral
     await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
     await spades.command(alice, channel, "start")
     await table.wait_table(lambda m: "▶ **" in m.text, "the table")
     table.read_seats()
+    return table
+
+
+async def test_five_players_with_four_computers_by_slash_commands(spades: Spades) -> None:
+    alice = spades.member("Alice")
+    channel = spades.channel("five")
+    table = await alone_with_computers(spades, alice, channel, mode="five")
     assert len(table.seat_names) == 5 and "Five Spades" in table.table_message().text
     dm = await table.hand_dm(alice, 1)
     assert dm is not None and sum(dm.content.count(s) for s in "♠♥♣♦") >= 1
@@ -94,18 +103,10 @@ async def test_the_draw_by_slash_commands_alone(spades: Spades) -> None:
 async def test_six_pairs_with_five_computers_by_slash_commands(spades: Spades) -> None:
     alice = spades.member("Alice")
     channel = spades.channel("six")
-    table = Table(spades, channel, [alice])
-    lobby = await table.open(alice, mode="six", rules="teams=pairs", target=50, mercy=50)
-    assert "teams=pairs" in lobby.text
-    for _ in range(5):
-        answer = await spades.command(alice, channel, "addbot", level="normal")
-        assert answer.ephemeral
-    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
-    await spades.command(alice, channel, "start")
-    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
-    table.read_seats()
+    table = await alone_with_computers(spades, alice, channel, mode="six", rules="teams=pairs")
     text = table.table_message().text
     assert len(table.seat_names) == 6 and "Six Spades" in text and text.count("team\u00a0") == 6
+    assert "teams=pairs" in text  # the footer's rules
     await table.play_moves(style="command")
 
     await game_over_message(spades, channel)

@@ -16,7 +16,7 @@ import pytest
 from aiohttp import web
 
 from bot.discord_ui.table import faces
-from bot.discord_ui.table.views import draw, lobby_rows, lobby_view
+from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view
 from bot.discord_ui.transport import USER_AGENT, TooManyRequests, fastpath
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
@@ -362,3 +362,48 @@ async def test_a_lobby_edit_is_what_discord_py_sends_for_the_same_edit(
     assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
     assert set(ours["json"]) == set(meaning) and not theirs["json"].get("tts")
     assert (len(ours["json"]["components"]) == 1) is (status == "lobby")  # a started game's lobby: no buttons
+
+
+async def test_a_lobby_click_answered_is_what_discord_py_sends_for_the_same_update(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """A lobby button answered by the fast path: the same callback as `edit_message(content=, view=)`."""
+    live, text = _lobby("lobby"), "**Cutthroat Spades** · alice, bob · waiting for one more"
+    theirs, ours, _ = await _answered_both_ways(
+        captured[1], lambda i: i.response.edit_message(content=text, view=lobby_view(live)),
+        lambda edits, i: edits.update_text(i, text, lobby_rows(live)))
+    assert ours["json"]["type"] == theirs["json"]["type"] == 7  # the lobby message itself changes
+    meaning = ("content", "components", "allowed_mentions")
+    assert {k: ours["json"]["data"][k] for k in meaning} == {k: theirs["json"]["data"][k] for k in meaning}
+    assert ours["json"]["data"]["content"] == text and len(ours["json"]["data"]["components"]) == 1
+
+
+async def test_a_turn_mention_is_what_discord_py_sends_for_the_same_follow_up(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """The turn mention through a click's webhook: the same call as `followup.send(text, view=My hand,
+    allowed_mentions=that user, wait=True)`; it pings that user alone, and its id is read back. Then
+    its removal: the same DELETE as `followup.delete_message`."""
+    _, requests = captured
+    text = "<@5>, your turn: bob led 7♥ (bob 7♥)."
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    await client.http.static_login(BOT_TOKEN)
+    try:
+        theirs_id = (await _click(client).followup.send(
+            text, view=hand_button_view("ab12"), wait=True,
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(5)]))).id
+        await _click(client).followup.delete_message(theirs_id)
+    finally:
+        await client.http.close()
+    edits = fastpath.FastEdits()
+    try:
+        ours_id = await edits.mention(_click(client), text, 5, [fastpath.button_row([faces.hand_button("ab12")])])
+        await edits.delete(_click(client), ours_id)
+    finally:
+        await edits.close()
+    _login, theirs, theirs_delete, ours, ours_delete = requests
+    for their_call, our_call in [(theirs, ours), (theirs_delete, ours_delete)]:
+        assert {k: our_call[k] for k in ("method", "path", "query", "auth")} == \
+               {k: their_call[k] for k in ("method", "path", "query", "auth")}
+    meaning = ("content", "components", "allowed_mentions")
+    assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
+    assert ours["json"]["allowed_mentions"] == {"parse": [], "users": [5]}  # that player, nobody else
+    assert ours_id == theirs_id == 1 and ours_delete["method"] == "DELETE"

@@ -17,7 +17,7 @@ from bot.discord_ui.services import Asked, display_name, is_server_manager
 from bot.discord_ui.table import faces, render
 from bot.discord_ui.table.panels import Panel
 from bot.discord_ui.table.publisher import Publisher
-from bot.discord_ui.table.views import lobby_view
+from bot.discord_ui.table.views import lobby_rows, lobby_view
 from bot.engine import Card, Phase
 from bot.service import GameService, LiveGame, Refusal
 
@@ -52,7 +52,7 @@ class Handlers:
                 await self.service.start(live, user.id)
             else:
                 await self.service.cancel(live, user.id, is_server_manager(interaction), display_name(user))
-            await interaction.response.edit_message(content=render.lobby_text(live), view=lobby_view(live))
+            await self.publisher.edits.update_text(interaction, render.lobby_text(live), lobby_rows(live))
             self.publisher.lobby_shown(live, interaction)
         except Exception as error:
             await report_error(interaction, error)

@@ -52,6 +52,10 @@ def test_message_ids_share_their_webhooks_bucket_and_api_versions_are_one_route(
         route_key("PATCH", "/api/v10/webhooks/1/abc/messages/123") == "PATCH /webhooks/1/abc/messages/{id}"
     assert route_key("POST", "/proxy/api/v9/channels/5/messages?wait=1") == "POST /channels/5/messages"
     assert route_key("POST", "/api/v10/interactions/1/tok/callback") is None
+    assert route_key("POST", "/api/v10/interactions/1/tok/callback?with_response=true") is None
+    assert route_key("DELETE", "/api/v10/webhooks/1/abc/messages/77/x") == "DELETE /webhooks/1/abc/messages/{id}/x"
+    assert route_key("POST", "/api/v10/channels/5/messages/bulk-delete") == "POST /channels/5/messages/bulk-delete"
+    assert route_key("GET", "/api/v10/users/@me") == "GET /users/@me"  # no version prefix left, whatever follows
 
 
 def test_a_global_429_holds_the_tokens_calls_and_not_the_webhooks() -> None:

@@ -18,7 +18,7 @@ from bot.discord_ui.safe_text import shown as escaped
 from bot.discord_ui.seasons.render import board_label, card_picture, season_stats_text
 from bot.discord_ui.services import Asked, channel_of, display_name, guild_of, is_server_manager, services
 from bot.discord_ui.table import render
-from bot.discord_ui.table.views import agree_cancel_view, lobby_view
+from bot.discord_ui.table.views import agree_cancel_view, lobby_rows
 from bot.engine import Card, Mode, Rules, card_label, card_name
 from bot.service import LiveGame, Refusal, asks_to_see_cards, parse_bid
 
@@ -126,10 +126,8 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
         options.update({k: v for k, v in given.items() if v is not None})  # mercy 0: the rules' off
         live = await service.new_lobby(guild_of(interaction), channel_of(interaction), interaction.user.id,
                                        display_name(interaction.user), mode, options)
-        sent = await interaction.response.send_message(render.lobby_text(live),
-                                                       view=lobby_view(live) or discord.utils.MISSING)
-        # The callback's answer names the new message: no second request for it.
-        message_id = sent.message_id or (await interaction.original_response()).id
+        message_id = await services(interaction).publisher.edits.announce(interaction, render.lobby_text(live),
+                                                                          lobby_rows(live))
         await service.set_lobby_message(live, message_id)
         services(interaction).publisher.lobby_shown(live, interaction)
 
@@ -141,7 +139,7 @@ class SpadesCommands(app_commands.Group, name="spades", description="Play Spades
     async def join(self, interaction: Asked) -> None:
         await services(interaction).games.join(_channel_game(interaction), interaction.user.id,
                                               display_name(interaction.user))
-        await interaction.response.send_message("You joined the game.", ephemeral=True)
+        await services(interaction).publisher.edits.say(interaction, "You joined the game.")
 
     @app_commands.command(description="Leave the game (once it runs, a computer player takes your seat)")
     async def leave(self, interaction: Asked) -> None:

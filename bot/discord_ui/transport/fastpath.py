@@ -210,6 +210,18 @@ class FastEdits:
         body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
 
+    async def announce(self, interaction: discord.Interaction[Any], content: str, rows: list[dict[str, Any]]) -> int:
+        """Answer with `content` over `rows` of buttons as a message everyone in the channel sees (a
+        new lobby): its id, which Discord's answer names (`with_response`, as discord.py asks)."""
+        data = {"content": content, "components": rows, "tts": False, "allowed_mentions": _NO_MENTIONS}
+        body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
+        reply = await self._answer(interaction, body, discord.InteractionResponseType.channel_message,
+                                   "?with_response=1")  # as discord.py asks
+        if reply is None:  # sent again, and the first got there: its message is the interaction's original
+            reply = (await self._transport.call("GET", f"{_webhook(interaction)}/messages/@original", b"")).body
+            return int(orjson.loads(reply)["id"])
+        return int(orjson.loads(reply)["resource"]["message"]["id"])
+
     async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`, a
         seat taken in a rematch)."""
@@ -218,17 +230,19 @@ class FastEdits:
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
 
     async def _answer(self, interaction: discord.Interaction[Any], body: bytes,
-                      how: discord.InteractionResponseType) -> None:
+                      how: discord.InteractionResponseType, query: str = "") -> bytes | None:
         """Send an interaction's answer within Discord's window; afterwards it counts as answered for
         discord.py too. Sending it twice is harmless: Discord refuses the second (40060), and that
-        refusal means the first got there."""
-        url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
+        refusal means the first got there. Discord's answer (empty without `with_response`; None
+        after such a refusal)."""
+        url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback{query}"
         give_up_at = time.monotonic() + ANSWER_WITHIN
         backoff = Backoff(first=0.1)
+        answer: bytes | None = None
         while True:
             try:
-                await self._transport.call("POST", url, body, resend=True,
-                                           timeout=max(0.1, give_up_at - time.monotonic()))
+                answer = (await self._transport.call("POST", url, body, resend=True,
+                                                     timeout=max(0.1, give_up_at - time.monotonic()))).body
                 break
             except discord.HTTPException as error:
                 if error.code == ALREADY_ANSWERED:
@@ -240,6 +254,7 @@ class FastEdits:
                     raise
                 await asyncio.sleep(wait)
         fastgateway.mark_answered(interaction, how)
+        return answer
 
     async def close(self) -> None:
         await self._transport.close()

@@ -82,8 +82,10 @@ class SpadesBot(discord.Client):
         await super().login(token)
 
     async def setup_hook(self) -> None:
-        self.tree.add_command(spades_group())
+        group = spades_group()
+        self.tree.add_command(group)
         self.add_dynamic_items(*self.button_kinds)
+        self.fast_clicks.route_commands(group.name, group.fast_routes(), report_error)
         self.fast_clicks.install()
         count_messages(self, self.publisher.note_message)
         if self.sync_commands:

@@ -1,5 +1,6 @@
 """The gateway's busiest events without discord.py's parsing: clicks on a panel's cards and bids
-(and My hand) go straight to their button kind, new channel messages are only counted, and the
+(and My hand) go straight to their button kind, the busiest slash commands (`/spades play`, `bid`,
+`hand`) straight to their callback, new channel messages are only counted, and the
 table's own edits are known by a frame's first bytes and never parsed (why, with figures:
 docs/transport.md).
 
@@ -22,7 +23,11 @@ import discord.gateway
 
 log = logging.getLogger(__name__)
 
-_COMPONENT, _BUTTON = 3, 2  # interaction type, component type
+_COMMAND, _COMPONENT, _BUTTON = 2, 3, 2  # interaction types, component type
+_CHAT_INPUT, _SUBCOMMAND, _STRING = 1, 1, 3  # a slash command, its subcommand, a text option
+
+
+Command = Callable[..., Awaitable[Any]]  # (interaction, *the options' texts, in their order)
 
 
 class Clickable(Protocol):
@@ -41,8 +46,19 @@ class FastClicks:
         self._client = client
         self._kinds = [(re.compile(template), kind) for template, kind in kinds]
         self._note = note  # what the client's on_interaction does, for the clicks taken here
+        self._group = ""
+        self._commands: dict[str, tuple[tuple[str, ...], Command]] = {}
+        self._failed: Callable[[discord.Interaction[Any], Exception], Awaitable[Any]] | None = None
         self._running: set[asyncio.Task[Any]] = set()
         self.taken = 0  # clicks routed here (tests read it)
+
+    def route_commands(self, group: str, commands: Mapping[str, tuple[tuple[str, ...], Command]],
+                       failed: Callable[[discord.Interaction[Any], Exception], Awaitable[Any]]) -> None:
+        """`/group name` with exactly the given text options goes to its callback, not through
+        discord.py's command tree (its namespace, transformers and checks cost more than the move
+        itself); an error goes to `failed`, as the tree's would. Anything else (other options, an
+        autocomplete, a forged shape) is left to the tree, which answers it as before."""
+        self._group, self._commands, self._failed = group, dict(commands), failed
 
     def install(self) -> None:
         state = self._client._connection
@@ -57,6 +73,8 @@ class FastClicks:
 
     def _take(self, data: Mapping[str, Any], state: Any) -> bool:
         inner = data.get("data")
+        if data.get("type") == _COMMAND:
+            return self._take_command(data, inner, state)
         if data.get("type") != _COMPONENT or not isinstance(inner, dict) or inner.get("component_type") != _BUTTON:
             return False
         custom_id = inner.get("custom_id")
@@ -70,6 +88,36 @@ class FastClicks:
                 self.taken += 1
                 return True
         return False
+
+    def _take_command(self, data: Mapping[str, Any], inner: Any, state: Any) -> bool:
+        if not isinstance(inner, dict) or inner.get("name") != self._group or inner.get("type") != _CHAT_INPUT:
+            return False
+        options = inner.get("options")
+        if not isinstance(options, list) or len(options) != 1 or not isinstance(options[0], dict):
+            return False
+        sub = options[0]
+        routed = self._commands.get(str(sub.get("name"))) if sub.get("type") == _SUBCOMMAND else None
+        given = sub.get("options") or []
+        if routed is None or not isinstance(given, list):
+            return False
+        names, command = routed
+        values = {option.get("name"): option.get("value") for option in given if isinstance(option, dict)
+                  and option.get("type") == _STRING and isinstance(option.get("value"), str)}
+        if len(values) != len(given) or set(values) != set(names):
+            return False
+        interaction: discord.Interaction[Any] = discord.Interaction(data=data, state=state)  # type: ignore[arg-type]
+        self._note(interaction)
+        self._run(self._answered(interaction, command(interaction, *(values[name] for name in names))))
+        self.taken += 1
+        return True
+
+    async def _answered(self, interaction: discord.Interaction[Any], work: Awaitable[Any]) -> None:
+        try:
+            await work
+        except Exception as error:
+            if self._failed is None:
+                raise
+            await self._failed(interaction, error)
 
     def _run(self, work: Awaitable[Any]) -> None:
         async def run() -> None:

@@ -65,6 +65,7 @@ from bot.engine.view import (
     public_record,
     record_for,
     seat_view,
+    seat_views,
     table_view,
 )
 
@@ -79,7 +80,7 @@ __all__ = [
     "TableResult", "TableView", "Tournament", "TournamentEvent", "TrickLog", "WrongPhase", "card_code", "card_label",
     "card_name", "cards_of", "decide_unfinished", "default_players", "display_sorted", "event_from_json",
     "event_to_json", "export_record", "game_end", "mask_of", "parse_card", "points_for_places",
-    "public_record", "record_for", "score_side", "seat_round", "seat_tallies", "seat_view", "standings", "start_hand",
-    "table_result", "table_view",
+    "public_record", "record_for", "score_side", "seat_round", "seat_tallies", "seat_view", "seat_views", "standings",
+    "start_hand", "table_result", "table_view",
     "tournament_event_from_json", "tournament_event_to_json", "units_per_table",
 ]

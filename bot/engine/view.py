@@ -6,6 +6,7 @@ seat's cards, and a seat's view not even its own cards while its blind nil decis
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -77,21 +78,40 @@ class SeatView(NamedTuple):
 
 
 def seat_view(game: Game, seat: int) -> SeatView:
+    return _seat_view(game, seat, _shared(game))
+
+
+def seat_views(game: Game, seats: Sequence[int]) -> tuple[SeatView, ...]:
+    """`seat_view` of several seats at once (each person's view as a move is saved): what every
+    seat sees alike is read from the game once."""
+    shared = _shared(game)
+    return tuple(_seat_view(game, seat, shared) for seat in seats)
+
+
+def _shared(game: Game) -> dict[str, Any]:
+    logs = game.hand_logs
+    return {
+        "game_id": game.game_id, "mode": game.mode, "rules": game.rules, "seats": game.seats, "names": game.names,
+        "phase": game.phase, "hand_number": game.hand_number, "dealer": game.dealer, "turn": game.turn,
+        "bids": tuple(game.bids), "blind": tuple(game.blind), "tricks_won": game.tricks_won,
+        "hand_sizes": game.hand_sizes, "trick": game.trick, "trick_leader": game.trick_leader,
+        "tricks": tuple(logs[-1].tricks) if logs and game.phase is not Phase.DEALING else (),
+        "spades_broken": game.spades_broken, "scores": game.scores, "bags": game.bags,
+        "tricks_per_hand": game.tricks_per_hand, "deck_mask": _deck_mask(game.deck()),
+    }
+
+
+@functools.lru_cache(maxsize=64)
+def _deck_mask(deck: tuple[Card, ...]) -> int:
+    """A mode's deck as a mask: one of a handful of decks, asked for in every view."""
+    return mask_of(deck)
+
+
+def _seat_view(game: Game, seat: int, shared: dict[str, Any]) -> SeatView:
     hidden = game.cards_hidden(seat)
     passed, received = game.passes(seat)
-    logs = game.hand_logs
-    completed = tuple(logs[-1].tricks) if logs and game.phase is not Phase.DEALING else ()
     return SeatView(
-        game_id=game.game_id,
-        mode=game.mode,
-        rules=game.rules,
         seat=seat,
-        seats=game.seats,
-        names=game.names,
-        phase=game.phase,
-        hand_number=game.hand_number,
-        dealer=game.dealer,
-        turn=game.turn,
         hand=() if hidden else game.hand_of(seat),
         cards_hidden=hidden,
         can_blind_nil=hidden and game.can_bid(seat, 0, blind=True),
@@ -101,22 +121,11 @@ def seat_view(game: Game, seat: int) -> SeatView:
         to_pass=game.cards_to_pass(seat),
         passed=passed,
         received=received,
-        bids=tuple(game.bids),
-        blind=tuple(game.blind),
-        tricks_won=game.tricks_won,
-        hand_sizes=game.hand_sizes,
-        trick=game.trick,
-        trick_leader=game.trick_leader,
-        tricks=completed,
-        spades_broken=game.spades_broken,
-        scores=game.scores,
-        bags=game.bags,
-        tricks_per_hand=game.tricks_per_hand,
-        deck_mask=mask_of(game.deck()),
         drawn=game.drawn_card(seat),
         discards=game.discards_of(seat),
         blind_bids=tuple(b for b in range(1, BLIND_BID_MAX + 1) if game.can_bid(seat, b, blind=True))
         if hidden and game.rules.blind_bids else (),
+        **shared,
     )
 
 

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.engine import Game, Mode, Rules, SeatView, TableView, seat_view, table_view
+from bot.engine import Game, Mode, Rules, SeatView, TableView, seat_views, table_view
 from bot.service.clock import Alarm
 from bot.service.deadlines import Timer, from_stored
 from bot.service.errors import Refusal
@@ -143,8 +143,11 @@ class LiveGame:
         table = self.table_view()  # built once per event count and names
         people = tuple((seat.user_id, seat.seat) for seat in self.seats if seat.user_id is not None)
         shown = self.shown
-        views = shown.views if shown.table is table and shown.people == people else {
-            user_id: seat_view(game, seat) for user_id, seat in people}  # nothing moved: the same views
+        if shown.table is table and shown.people == people:
+            views = shown.views  # nothing moved: the same views
+        else:
+            views = dict(zip((user_id for user_id, _ in people), seat_views(game, [seat for _, seat in people]),
+                             strict=True))
         self.shown = Shown(game.event_count, self.status, table, views, self.human_turn(), people)
         return self.shown
 

@@ -175,3 +175,49 @@ async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read(
         assert fake.gateway.resume_count == 1 and fake.gateway.target() is session
         assert session.log[-1][1] == "RESUMED" and client.ws.sequence == session.seq
         assert "MESSAGE_UPDATE" not in parsed and client.counted == [(channel.id, chat.id), (channel.id, posted.id)]
+
+
+class Commands(discord.app_commands.Group, name="g", description="a group"):
+    """Two subcommands the tree answers itself, unless the fast route takes them first."""
+
+    @discord.app_commands.command(description="echo")
+    async def echo(self, interaction: discord.Interaction[Any], text: str) -> None:
+        await edits.say(interaction, f"tree: {text}")
+
+    @discord.app_commands.command(description="refused")
+    async def refused(self, interaction: discord.Interaction[Any]) -> None:
+        raise ValueError("refused by the tree")
+
+
+async def test_a_routed_slash_command_skips_the_tree_and_anything_else_goes_through_it() -> None:
+    failures: list[str] = []
+
+    async def echo(interaction: discord.Interaction[Any], text: str) -> None:
+        await edits.say(interaction, f"fast: {text}")
+
+    async def refused(interaction: discord.Interaction[Any]) -> None:
+        raise ValueError("refused by the fast route")
+
+    async def failed(interaction: discord.Interaction[Any], error: Exception) -> None:
+        failures.append(str(error))
+        await edits.say(interaction, f"error: {error}")
+
+    async with a_club() as (fake, alice, channel, client):
+        tree = discord.app_commands.CommandTree(client)
+        tree.add_command(Commands())
+        client.fast.route_commands("g", {"echo": (("text",), echo), "refused": ((), refused)}, failed)
+
+        async def said(options: dict[str, Any], subcommand: str = "echo") -> str:
+            command = await fake.send_slash_command(alice, channel, "g", subcommand, options, strict=False)
+            answer = await fake.wait_for_response(command)
+            assert answer.message is not None
+            return answer.message.content
+
+        assert await said({"text": "hi"}) == "fast: hi"
+        assert client.fast.taken == 1 and len(client.noted) == 1  # counted like any interaction
+        assert await said({}, "refused") == "error: refused by the fast route"
+        assert failures == ["refused by the fast route"] and client.fast.taken == 2
+        # Not the shape routed (an option more, or a number where text is expected): the tree's.
+        assert await said({"text": "hi", "more": "x"}) == "tree: hi"
+        assert await said({"text": 5}) == "tree: 5"
+        assert client.fast.taken == 2

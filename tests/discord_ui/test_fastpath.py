@@ -16,13 +16,14 @@ import pytest
 from aiohttp import web
 
 from bot.discord_ui.table import faces
-from bot.discord_ui.table.views import draw, lobby_rows, lobby_view
+from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view
 from bot.discord_ui.transport import USER_AGENT, TooManyRequests, fastpath
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.service import LiveGame
 from bot.store import GameStatus, Seat
 
 APP_ID, TOKEN, LIMITED_TOKEN, ONCE_TOKEN = 1234567890, "aW50ZXJhY3Rpb24tdG9rZW4", "bGltaXRlZA", "b25jZQ"
+ANSWERED_TOKEN = "YW5zd2VyZWQ"  # an interaction whose answer already got there (a resend's refusal)
 BOT_TOKEN = "Ym90LXRva2Vu.bot"  # a made-up bot token: only the fake below ever sees it
 
 
@@ -114,13 +115,18 @@ async def captured() -> AsyncIterator[tuple[str, list[dict[str, Any]]]]:
         if request.path.endswith("/users/@me/channels"):
             return _json({"id": "77", "type": 1, "last_message_id": None, "recipients": [
                 {"id": "5", "username": "ann", "discriminator": "0", "avatar": None}]}, 200)
-        if request.path.endswith("/callback"):
-            return _json({"interaction": {"id": "1", "type": 3}, "resource": {"type": 7}}, 200)
-        return _json({"id": "1", "channel_id": "2", "type": 0, "content": "", "author": {
+        message = {"id": "1", "channel_id": "2", "type": 0, "content": "", "author": {
             "id": str(APP_ID), "username": "spades", "discriminator": "0", "avatar": None},
             "attachments": [], "embeds": [], "mentions": [], "mention_roles": [], "pinned": False,
             "mention_everyone": False, "tts": False, "timestamp": "2026-01-01T00:00:00+00:00",
-            "edited_timestamp": None, "flags": 32768, "components": []}, 200)
+            "edited_timestamp": None, "flags": 32768, "components": []}
+        if request.path.endswith("/callback") and ANSWERED_TOKEN in request.path:
+            return _json({"message": "Interaction has already been acknowledged.", "code": 40060}, 400)
+        if request.path.endswith("/callback") and request.query.get("with_response") == "1":
+            return _json({"interaction": {"id": "55", "type": 2}, "resource": {"type": 4, "message": message}}, 200)
+        if request.path.endswith("/callback"):
+            return _json({"interaction": {"id": "1", "type": 3}, "resource": {"type": 7}}, 200)
+        return _json(message, 200)
 
     app = web.Application()
     app.router.add_route("*", "/{tail:.*}", answer)
@@ -362,3 +368,84 @@ async def test_a_lobby_edit_is_what_discord_py_sends_for_the_same_edit(
     assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
     assert set(ours["json"]) == set(meaning) and not theirs["json"].get("tts")
     assert (len(ours["json"]["components"]) == 1) is (status == "lobby")  # a started game's lobby: no buttons
+
+
+async def test_a_lobby_click_answered_is_what_discord_py_sends_for_the_same_update(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """A lobby button answered by the fast path: the same callback as `edit_message(content=, view=)`."""
+    live, text = _lobby("lobby"), "**Cutthroat Spades** · alice, bob · waiting for one more"
+    theirs, ours, _ = await _answered_both_ways(
+        captured[1], lambda i: i.response.edit_message(content=text, view=lobby_view(live)),
+        lambda edits, i: edits.update_text(i, text, lobby_rows(live)))
+    assert ours["json"]["type"] == theirs["json"]["type"] == 7  # the lobby message itself changes
+    meaning = ("content", "components", "allowed_mentions")
+    assert {k: ours["json"]["data"][k] for k in meaning} == {k: theirs["json"]["data"][k] for k in meaning}
+    assert ours["json"]["data"]["content"] == text and len(ours["json"]["data"]["components"]) == 1
+
+
+async def test_a_turn_mention_is_what_discord_py_sends_for_the_same_follow_up(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """The turn mention through a click's webhook: the same call as `followup.send(text, view=My hand,
+    allowed_mentions=that user, wait=True)`; it pings that user alone, and its id is read back. Then
+    its removal: the same DELETE as `followup.delete_message`."""
+    _, requests = captured
+    text = "<@5>, your turn: bob led 7♥ (bob 7♥)."
+    client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
+    await client.http.static_login(BOT_TOKEN)
+    try:
+        theirs_id = (await _click(client).followup.send(
+            text, view=hand_button_view("ab12"), wait=True,
+            allowed_mentions=discord.AllowedMentions(users=[discord.Object(5)]))).id
+        await _click(client).followup.delete_message(theirs_id)
+    finally:
+        await client.http.close()
+    edits = fastpath.FastEdits()
+    try:
+        ours_id = await edits.mention(_click(client), text, 5, [fastpath.button_row([faces.hand_button("ab12")])])
+        await edits.delete(_click(client), ours_id)
+    finally:
+        await edits.close()
+    _login, theirs, theirs_delete, ours, ours_delete = requests
+    for their_call, our_call in [(theirs, ours), (theirs_delete, ours_delete)]:
+        assert {k: our_call[k] for k in ("method", "path", "query", "auth")} == \
+               {k: their_call[k] for k in ("method", "path", "query", "auth")}
+    meaning = ("content", "components", "allowed_mentions")
+    assert {k: ours["json"][k] for k in meaning} == {k: theirs["json"][k] for k in meaning}
+    assert ours["json"]["allowed_mentions"] == {"parse": [], "users": [5]}  # that player, nobody else
+    assert ours_id == theirs_id == 1 and ours_delete["method"] == "DELETE"
+
+
+async def test_a_new_lobby_is_what_discord_py_sends_for_the_same_answer(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """`/spades new` answered by the fast path: the same callback as `send_message(text, view=lobby)`,
+    asking Discord for the new message (`with_response`), whose id the lobby keeps."""
+    live, text = _lobby("lobby"), "**Cutthroat Spades** · alice · waiting for two more"
+    ids: list[int] = []
+
+    async def theirs(interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(text, view=lobby_view(live))
+
+    async def ours(edits: fastpath.FastEdits, interaction: discord.Interaction[Any]) -> None:
+        ids.append(await edits.announce(interaction, text, lobby_rows(live)))
+
+    their_call, our_call, _ = await _answered_both_ways(captured[1], theirs, ours)
+    assert our_call["query"] == their_call["query"] == {"with_response": "1"}
+    assert our_call["json"]["type"] == their_call["json"]["type"] == 4  # a new message, seen by everyone
+    meaning = ("content", "components", "allowed_mentions", "tts")
+    assert {k: our_call["json"]["data"][k] for k in meaning} == {k: their_call["json"]["data"][k] for k in meaning}
+    assert "flags" not in our_call["json"]["data"] and ids == [1]  # the message Discord's answer names
+
+
+async def test_a_new_lobby_whose_answer_got_there_before_is_found_as_the_original(
+        captured: tuple[str, list[dict[str, Any]]]) -> None:
+    """A lobby's answer sent again after its first was lost is refused (40060: the first got there);
+    its message is then the interaction's original, asked for once."""
+    _, requests = captured
+    client = discord.Client(intents=discord.Intents.none())
+    edits = fastpath.FastEdits()
+    try:
+        assert await edits.announce(_click(client, ANSWERED_TOKEN), "lobby", []) == 1
+    finally:
+        await edits.close()
+    assert [(r["method"], r["path"].rsplit("/", 2)[-2:]) for r in requests] == [
+        ("POST", [ANSWERED_TOKEN, "callback"]), ("GET", ["messages", "@original"])]

@@ -21,6 +21,7 @@ from bot.discord_ui.table.desk import Desk, Outcome, guard
 from bot.discord_ui.table.panels import PanelSet
 from bot.discord_ui.table.webhooks import WebhookPace
 from bot.discord_ui.transport import Held, RateLimits, TooManyRequests, Transport, fastpath, fault, route_key
+from bot.discord_ui.transport import limits as limits_module
 from bot.discord_ui.transport.errors import Backoff
 
 BAN_PAGE = "<!DOCTYPE html><html><title>Access denied</title><body>Error 1015</body></html>"
@@ -47,11 +48,31 @@ def test_a_bucket_is_learnt_from_the_headers_and_spent_by_each_call() -> None:
     assert limits.ready_in(key) == 0
 
 
+def test_thousands_of_webhooks_at_once_keep_the_newest_buckets_without_a_pass_per_call(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every interaction has its own webhook, so its own buckets: more of them current at once than
+    the state keeps must cost a pruning pass now and then, not one per answer."""
+    clock, passes = Clock(), []
+    limits = RateLimits(clock=clock)
+    newest = limits_module._newest
+    monkeypatch.setattr(limits_module, "_newest", lambda kept: passes.append(len(kept)) or newest(kept))
+    calls = 3 * limits_module.BUCKETS_KEPT
+    for i in range(calls):  # all still current: none has reset
+        limits.note(f"PATCH /webhooks/1/t{i}/messages/{{id}}", 200,
+                    {"x-ratelimit-remaining": "0", "x-ratelimit-reset-after": "60"}, None)
+    assert len(passes) <= calls // (limits_module.BUCKETS_KEPT // 2)
+    assert limits.ready_in(f"PATCH /webhooks/1/t{calls - 1}/messages/{{id}}") == 60  # the newest are kept
+
+
 def test_message_ids_share_their_webhooks_bucket_and_api_versions_are_one_route() -> None:
     assert route_key("PATCH", "/api/v10/webhooks/1/abc/messages/@original") == \
         route_key("PATCH", "/api/v10/webhooks/1/abc/messages/123") == "PATCH /webhooks/1/abc/messages/{id}"
     assert route_key("POST", "/proxy/api/v9/channels/5/messages?wait=1") == "POST /channels/5/messages"
     assert route_key("POST", "/api/v10/interactions/1/tok/callback") is None
+    assert route_key("POST", "/api/v10/interactions/1/tok/callback?with_response=true") is None
+    assert route_key("DELETE", "/api/v10/webhooks/1/abc/messages/77/x") == "DELETE /webhooks/1/abc/messages/{id}/x"
+    assert route_key("POST", "/api/v10/channels/5/messages/bulk-delete") == "POST /channels/5/messages/bulk-delete"
+    assert route_key("GET", "/api/v10/users/@me") == "GET /users/@me"  # no version prefix left, whatever follows
 
 
 def test_a_global_429_holds_the_tokens_calls_and_not_the_webhooks() -> None:

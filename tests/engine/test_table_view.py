@@ -19,6 +19,8 @@ from bot.engine import (
     Mode,
     Rules,
     TableView,
+    seat_view,
+    seat_views,
     table_view,
 )
 from bot.engine.cards import SUIT_OF
@@ -143,3 +145,15 @@ def test_a_forfeited_game_shows_its_ending_and_the_forfeiting_side_last() -> Non
     check_against(game)
     assert view.is_over and view.ended is not None and view.ended.value == "forfeit"
     assert view.winners == (0, 2) and view.places == (1, 2, 1, 2)
+
+
+@pytest.mark.parametrize(("mode", "rules"), [(Mode.CUTTHROAT, Rules(target=150, mercy=150)),
+                                             (Mode.PARTNERS, Rules(target=150, nil_pass="one_two")),
+                                             (Mode.DUO, Rules(target=150)), (Mode.FIVE, Rules(target=150))])
+def test_seats_viewed_together_see_what_each_sees_alone(mode: Mode, rules: Rules) -> None:
+    """`seat_views` (a move's views, the shared parts read once) is `seat_view` of each seat, at every step."""
+    def check(game: Game) -> None:
+        seats = list(range(game.seats))
+        assert seat_views(game, seats) == tuple(seat_view(game, seat) for seat in seats)
+
+    random_game(mode, rules, 5, on_step=check)

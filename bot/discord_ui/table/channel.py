@@ -61,7 +61,7 @@ class GameChannel:
         through the webhook that made it while it can, else through the channel (counted)."""
         with contextlib.suppress(*CALL_FAILED):
             if via is not None and via.alive(time.monotonic()):
-                await via.interaction.followup.delete_message(message_id)
+                await self.edits.delete(via.interaction, message_id)
                 return
             await self.budget.take(Priority.CLEANUP)
             await self.client.get_partial_messageable(channel_id).get_partial_message(message_id).delete()

@@ -17,7 +17,7 @@ from bot.discord_ui.services import Asked, display_name, is_server_manager
 from bot.discord_ui.table import faces, render, results_text
 from bot.discord_ui.table.panels import Panel
 from bot.discord_ui.table.publisher import Publisher
-from bot.discord_ui.table.views import lobby_view
+from bot.discord_ui.table.views import lobby_rows
 from bot.engine import Card, Phase
 from bot.service import GameService, LiveGame, Refusal
 
@@ -52,7 +52,7 @@ class Handlers:
                 await self.service.start(live, user.id)
             else:
                 await self.service.cancel(live, user.id, is_server_manager(interaction), display_name(user))
-            await interaction.response.edit_message(content=render.lobby_text(live), view=lobby_view(live))
+            await self.publisher.edits.update_text(interaction, render.lobby_text(live), lobby_rows(live))
             self.publisher.lobby_shown(live, interaction)
         except Exception as error:
             await report_error(interaction, error)
@@ -119,9 +119,7 @@ class Handlers:
             live, opened = await self.service.rematch(game_id, interaction.guild_id, interaction.channel_id,
                                                       user.id, display_name(user))
             if opened:
-                answer = await interaction.response.send_message(
-                    render.lobby_text(live), view=lobby_view(live) or discord.utils.MISSING)
-                message_id = answer.message_id or (await interaction.original_response()).id
+                message_id = await self.publisher.edits.announce(interaction, render.lobby_text(live), lobby_rows(live))
                 await self.service.set_lobby_message(live, message_id)
                 self.publisher.lobby_shown(live, interaction)
             else:

@@ -43,7 +43,7 @@ from bot.discord_ui.table.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.discord_ui.text import MODE_TITLES
 from bot.discord_ui.transport import CALL_FAILED, THREAD_ARCHIVED, RateLimits, Transport
 from bot.discord_ui.transport.budget import Priority, RestBudget
-from bot.discord_ui.transport.fastpath import FastEdits
+from bot.discord_ui.transport.fastpath import FastEdits, button_row
 from bot.service import (
     ActedForPlayer,
     Change,
@@ -405,14 +405,14 @@ class Publisher:
         if live.shown.token != change.token or live.shown.turn != change.seat or desk.ping is not None:
             return
         user_id = live.seats[change.seat].user_id
-        text, view = render.ping_text(public(live), user_id), hand_button_view(live.game_id)
-        mentions = discord.AllowedMentions(users=[discord.Object(user_id or 0)])
+        text = render.ping_text(public(live), user_id)
         via = self.webhooks.fresh(live.channel_id)
-        if via is not None:
-            sent = await via.interaction.followup.send(text, view=view, allowed_mentions=mentions, wait=True)
-            desk.ping = (sent.id, change.token, via)
+        if via is not None and user_id is not None:
+            rows = [button_row([faces.hand_button(live.game_id)])]
+            desk.ping = (await self.edits.mention(via.interaction, text, user_id, rows), change.token, via)
             return
-        message = await self.channel.say(live, text, mention=user_id, view=view, priority=Priority.TABLE)
+        message = await self.channel.say(live, text, mention=user_id, view=hand_button_view(live.game_id),
+                                         priority=Priority.TABLE)
         desk.ping = (message.id, change.token, None)
 
     async def _deal_by_dm(self, desk: Desk, live: LiveGame, change: HandDealt) -> None:

@@ -46,6 +46,10 @@ class LobbyButton(ui.DynamicItem[ui.Button[Any]], template=LOBBY_TEMPLATE):
                              match: Any) -> LobbyButton:
         return cls(match["game"], match["action"])
 
+    @classmethod
+    async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
+        await services(interaction).table.lobby(interaction, match["game"], match["action"])
+
     async def callback(self, interaction: discord.Interaction[Any]) -> None:
         await services(interaction).table.lobby(interaction, self.game_id, self.action)
 
@@ -243,7 +247,8 @@ def agree_cancel_view(game_id: str) -> ui.View:
 # answered by `fastgateway` without discord.py's dispatch (the DynamicItems still draw them, and
 # answer them should the fast route pass one on).
 FAST_CLICKS = ((CARD_TEMPLATE, CardButton), (BID_TEMPLATE, BidButton), (REVEAL_TEMPLATE, RevealButton),
-               (DRAW_TEMPLATE, DrawButton), (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton))
+               (DRAW_TEMPLATE, DrawButton), (HAND_TEMPLATE, HandButton), (REMATCH_TEMPLATE, RematchButton),
+               (LOBBY_TEMPLATE, LobbyButton))
 BUTTON_KINDS = (LobbyButton, HandButton, BidButton, CardButton, RevealButton, DrawButton, RematchButton, HintButton,
                 ReviewButton, AgreeCancelButton)
 

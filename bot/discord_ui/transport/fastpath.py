@@ -45,6 +45,11 @@ def components(face: faces.Face) -> list[dict[str, Any]]:
     return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False, "components": parts}]
 
 
+def button_row(buttons: list[faces.Button]) -> dict[str, Any]:
+    """A row of buttons as Discord's JSON, for a message of text (the turn mention)."""
+    return {"type": _ROW, "components": [_button(button) for button in buttons]}
+
+
 def _button(button: faces.Button) -> dict[str, Any]:
     return _button_json(button.style, button.disabled, button.label, button.custom_id, button.emoji)
 
@@ -121,23 +126,38 @@ class FastEdits:
 
     async def follow_up(self, interaction: discord.Interaction[Any], face: faces.Face) -> int:
         """Post `face` in the interaction's channel as a follow-up (a table): the new message's id.
-        Not counted against the token's limit; edited through the same webhook (`edit`). A post
-        whose answer never came may have been made: the channel is looked at before it is sent again."""
+        Not counted against the token's limit; edited through the same webhook (`edit`)."""
+        wanted = _texts(components(face))
+        return await self._post_once(interaction, edit_body(face),
+                                     lambda message: _texts(message.get("components", [])) == wanted)
+
+    async def mention(self, interaction: discord.Interaction[Any], content: str, user_id: int,
+                      rows: list[dict[str, Any]]) -> int:
+        """Post `content` over `rows` of buttons as a follow-up that pings `user_id` alone (the turn
+        mention): the new message's id."""
+        body = _dumps({"content": content, "components": rows, "tts": False,
+                       "allowed_mentions": _mention_only(user_id)})
+        return await self._post_once(interaction, body, lambda message: message.get("content") == content)
+
+    async def _post_once(self, interaction: discord.Interaction[Any], body: bytes,
+                         is_it: Callable[[dict[str, Any]], bool]) -> int:
+        """POST a follow-up (not idempotent, and a webhook takes no nonce): a post whose answer never
+        came may have been made, so the channel is looked at (`is_it`) before it is sent again."""
         url = f"{_webhook(interaction)}?wait=1&with_components=1"  # as discord.py asks
-        body = edit_body(face)
         since = discord.utils.time_snowflake(discord.utils.utcnow() - datetime.timedelta(seconds=60))
         try:
             reply = await self._transport.call("POST", url, body, resend=False)
         except Unanswered:
-            made = await self._made_already(interaction, face, since)
+            made = await self._made_already(interaction, is_it, since)
             if made is not None:
                 return made
             reply = await self._transport.call("POST", url, body, resend=False)
         return int(orjson.loads(reply.body)["id"])
 
-    async def _made_already(self, interaction: discord.Interaction[Any], face: faces.Face, since: int) -> int | None:
-        """The id of the bot's newest message in the channel showing `face`'s text, if one was posted
-        after `since` (None: none, or the channel can't be read)."""
+    async def _made_already(self, interaction: discord.Interaction[Any], is_it: Callable[[dict[str, Any]], bool],
+                            since: int) -> int | None:
+        """The id of the bot's newest message in the channel that `is_it`, if one was posted after
+        `since` (None: none, or the channel can't be read)."""
         token = self._token()
         if token is None or interaction.channel_id is None:
             return None
@@ -146,12 +166,15 @@ class FastEdits:
             messages = orjson.loads((await self._transport.call("GET", url, b"", token=token)).body)
         except (discord.HTTPException, OSError):
             return None
-        wanted = _texts(components(face))
         for message in messages:
-            if str(message.get("author", {}).get("id")) == str(interaction.application_id) \
-                    and _texts(message.get("components", [])) == wanted:
+            if str(message.get("author", {}).get("id")) == str(interaction.application_id) and is_it(message):
                 return int(message["id"])
         return None
+
+    async def delete(self, interaction: discord.Interaction[Any], message: int) -> None:
+        """Remove a message the interaction's webhook made (sent again after a lost answer, it may
+        find nothing: `discord.NotFound`, as for a message already gone)."""
+        await self._transport.call("DELETE", f"{_webhook(interaction)}/messages/{message}", b"", resend=True)
 
     async def open_dm(self, token: str, user_id: int) -> int:
         """The id of the DM channel with `user_id` (opened if need be: asking twice opens it once).
@@ -174,11 +197,30 @@ class FastEdits:
         """Answer a click by showing `face` in the message clicked."""
         await self._answer(interaction, update_body(face), discord.InteractionResponseType.message_update)
 
+    async def update_text(self, interaction: discord.Interaction[Any], content: str,
+                          rows: list[dict[str, Any]]) -> None:
+        """Answer a click by showing `content` over `rows` of buttons in the message clicked (the lobby)."""
+        data = {"content": content, "components": rows, "allowed_mentions": _NO_MENTIONS}
+        body = _dumps({"type": discord.InteractionResponseType.message_update.value, "data": data})
+        await self._answer(interaction, body, discord.InteractionResponseType.message_update)
+
     async def show(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
         """Answer with `face` as a new message only the user sees (a private panel: My hand)."""
         data = _message(face) | {"flags": COMPONENTS_V2 | EPHEMERAL, "tts": False}
         body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
+
+    async def announce(self, interaction: discord.Interaction[Any], content: str, rows: list[dict[str, Any]]) -> int:
+        """Answer with `content` over `rows` of buttons as a message everyone in the channel sees (a
+        new lobby): its id, which Discord's answer names (`with_response`, as discord.py asks)."""
+        data = {"content": content, "components": rows, "tts": False, "allowed_mentions": _NO_MENTIONS}
+        body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})
+        reply = await self._answer(interaction, body, discord.InteractionResponseType.channel_message,
+                                   "?with_response=1")  # as discord.py asks
+        if reply is None:  # sent again, and the first got there: its message is the interaction's original
+            reply = (await self._transport.call("GET", f"{_webhook(interaction)}/messages/@original", b"")).body
+            return int(orjson.loads(reply)["id"])
+        return int(orjson.loads(reply)["resource"]["message"]["id"])
 
     async def say(self, interaction: discord.Interaction[Any], text: str) -> None:
         """Answer with `text` that only the user sees (a move made by `/spades play` or `bid`, a
@@ -188,17 +230,19 @@ class FastEdits:
         await self._answer(interaction, body, discord.InteractionResponseType.channel_message)
 
     async def _answer(self, interaction: discord.Interaction[Any], body: bytes,
-                      how: discord.InteractionResponseType) -> None:
+                      how: discord.InteractionResponseType, query: str = "") -> bytes | None:
         """Send an interaction's answer within Discord's window; afterwards it counts as answered for
         discord.py too. Sending it twice is harmless: Discord refuses the second (40060), and that
-        refusal means the first got there."""
-        url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback"
+        refusal means the first got there. Discord's answer (empty without `with_response`; None
+        after such a refusal)."""
+        url = f"{discord.http.Route.BASE}/interactions/{interaction.id}/{interaction.token}/callback{query}"
         give_up_at = time.monotonic() + ANSWER_WITHIN
         backoff = Backoff(first=0.1)
+        answer: bytes | None = None
         while True:
             try:
-                await self._transport.call("POST", url, body, resend=True,
-                                           timeout=max(0.1, give_up_at - time.monotonic()))
+                answer = (await self._transport.call("POST", url, body, resend=True,
+                                                     timeout=max(0.1, give_up_at - time.monotonic()))).body
                 break
             except discord.HTTPException as error:
                 if error.code == ALREADY_ANSWERED:
@@ -210,6 +254,7 @@ class FastEdits:
                     raise
                 await asyncio.sleep(wait)
         fastgateway.mark_answered(interaction, how)
+        return answer
 
     async def close(self) -> None:
         await self._transport.close()
@@ -232,3 +277,8 @@ def _webhook(interaction: discord.Interaction[Any]) -> str:
 
 
 _NO_MENTIONS = discord.AllowedMentions.none().to_dict()  # as the bot's client sets for every message
+
+
+def _mention_only(user_id: int) -> dict[str, Any]:
+    """What discord.py sends for `AllowedMentions(users=[user])` over the client's `none()`."""
+    return {"parse": [], "users": [user_id]}

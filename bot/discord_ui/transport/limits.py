@@ -103,7 +103,7 @@ class RateLimits:
             with contextlib.suppress(ValueError):
                 self._buckets[key] = Bucket(int(remaining), now + float(reset_after))
             if len(self._buckets) > BUCKETS_KEPT:
-                self._buckets = {k: b for k, b in self._buckets.items() if b.reset_at > now}
+                self._buckets = _newest({k: b for k, b in self._buckets.items() if b.reset_at > now})
         if status == 429:
             self._rate_limited(key, headers, body, now)
         if status in (401, 403) or (status == 429 and headers.get("x-ratelimit-scope") != "shared"):
@@ -111,7 +111,7 @@ class RateLimits:
             if status != 429 and key is not None:
                 self._refused[key] = now
                 if len(self._refused) > BUCKETS_KEPT:
-                    self._refused = {k: t for k, t in self._refused.items() if now - t < INVALID_WINDOW}
+                    self._refused = _newest({k: t for k, t in self._refused.items() if now - t < INVALID_WINDOW})
             if self.breaker_open and not self._breaker_logged:
                 self._breaker_logged = True
                 log.error("%d answers of 401, 403 or 429 from Discord in the last 10 minutes: giving up the "
@@ -142,6 +142,16 @@ class RateLimits:
         if not self._invalid:
             self._breaker_logged = False
             self._refused.clear()
+
+
+def _newest(kept: dict[str, Any]) -> dict[str, Any]:
+    """`kept` down to the newest half of `BUCKETS_KEPT` if it is still full: pruning is then a pass
+    every few thousand calls, not one a call (a webhook's bucket is per interaction, so thousands
+    of them can be current at once)."""
+    if len(kept) <= BUCKETS_KEPT // 2:
+        return kept
+    keys = list(kept)[-(BUCKETS_KEPT // 2):]  # in the order they were learnt
+    return {key: kept[key] for key in keys}
 
 
 def rate_limit_answer(headers: Mapping[str, str], body: bytes | str | None) -> dict[str, Any] | None:

@@ -63,6 +63,7 @@ GAMES = {
     "partners": (["Alice & Carol", "Bob & Dave"], 500),
     "duo": (["Alice", "Bob"], 300),
     "five": (["Alice", "Bob", "Carol", "Dave", "Erin"], 300),
+    "six": (["Alice", "Bob", "Carol", "Dave", "Erin", "Frank"], 300),  # six played each for themselves
 }
 
 
@@ -158,8 +159,8 @@ def test_text_reads_at_the_size_discord_shows_the_chart_and_negatives_have_a_rea
 
 
 @pytest.mark.parametrize(("names", "scores", "winners", "message"), [
-    (["A", "B", "C", "D", "E", "F"], [], (), "1 to 5 sides"),
-    ([], [], (), "1 to 5 sides"),
+    (["A", "B", "C", "D", "E", "F", "G"], [], (), "1 to 6 sides"),
+    ([], [], (), "1 to 6 sides"),
     (["A", "B"], [[10, 20], [30]], (), "each of the 2 sides"),
     (["A", "B"], [[10, 20]], (2,), "from 0 to 1"),
 ])

@@ -44,8 +44,9 @@ MERCY: Colour = (242, 96, 99)
 GOLD: Colour = (240, 178, 50)
 # Okabe and Ito's palette, lightened where needed for a dark background: told apart with colour
 # blindness, and each side also has its own marker shape.
-SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140), (214, 131, 177), (240, 228, 66))
-MARKERS = ("circle", "square", "triangle", "diamond", "down")  # five sides: the mode five
+SIDE_COLOURS: tuple[Colour, ...] = ((86, 180, 233), (230, 159, 0), (0, 190, 140), (214, 131, 177), (240, 228, 66),
+                                    (150, 130, 255))  # and a violet for a sixth side
+MARKERS = ("circle", "square", "triangle", "diamond", "down", "bar")  # six sides: six played each for themselves
 
 
 def _blend(colour: Colour, under: Colour, share: float) -> Colour:
@@ -55,11 +56,12 @@ def _blend(colour: Colour, under: Colour, share: float) -> Colour:
 
 @lru_cache(maxsize=1)
 def _palette() -> Image.Image:
-    """Every colour the chart can hold: each flat colour over the background in twelfths (edges and text),
+    """Every colour the chart can hold: each flat colour over the background in tenths (edges and text),
     and in quarters where a line crosses the grid, the target or mercy line, or another side's line. Built
     once: Pillow keeps its nearest-colour lookups with the palette, which a new one would redo (~1.5 ms)."""
     flat = (GRID, AXIS, MUTED, TEXT, TARGET, MERCY, GOLD, *SIDE_COLOURS)
-    colours = [BACKGROUND, *(_blend(colour, BACKGROUND, step / 12) for colour in flat for step in range(1, 13))]
+    # Tenths, not twelfths, since six sides: 256 colours hold them and every pair of sides crossing.
+    colours = [BACKGROUND, *(_blend(colour, BACKGROUND, step / 10) for colour in flat for step in range(1, 11))]
     crossed = [(side, under) for side in SIDE_COLOURS for under in (GRID, AXIS, TARGET, MERCY)]
     for side, under in [*crossed, *itertools.combinations(SIDE_COLOURS, 2)]:
         colours += [_blend(side, under, share) for share in (0.25, 0.5, 0.75)]
@@ -192,6 +194,8 @@ def _marker(draw: ImageDraw.ImageDraw, kind: str, x: float, y: float, radius: fl
             draw.polygon([(x, y - r * 1.15), (x + r * 1.1, y + r * 0.75), (x - r * 1.1, y + r * 0.75)], fill=colour)
         elif kind == "down":
             draw.polygon([(x, y + r * 1.15), (x + r * 1.1, y - r * 0.75), (x - r * 1.1, y - r * 0.75)], fill=colour)
+        elif kind == "bar":
+            draw.rectangle((x - r * 1.2, y - r * 0.5, x + r * 1.2, y + r * 0.5), fill=colour)
         else:
             draw.polygon([(x, y - r * 1.2), (x + r * 1.2, y), (x, y + r * 1.2), (x - r * 1.2, y)], fill=colour)
 

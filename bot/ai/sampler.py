@@ -40,6 +40,11 @@ from bot.engine.play_rules import restricts_play
 KEPT_ODDS = tuple(9.0 if c >= FIRST_SPADE or c % 13 >= 11 else 2.0 if c % 13 == 10 else 1.0 for c in range(54))
 
 
+# Dealing card by card can dead-end; late in a six hand (six seats, many voids) a try succeeds about
+# one time in five, so 20 tries fell back on a deal that ignores the voids about once in a hundred.
+STRICT_TRIES = 60
+
+
 def shown_voids(view: SeatView) -> list[int]:
     """Per seat, a mask of the cards it has shown it holds none of: suits it didn't follow, and what
     the house rules of play would have made it play."""
@@ -69,6 +74,7 @@ def _house_play_shows(rules: Rules, plays: tuple[tuple[int, Card], ...], first_t
     """A card played under first_trick or must_overtrump rules out the cards that would have been forced."""
     led = SUIT_OF[plays[0][1]]
     best = -1
+    twin_beats = rules.identical == "last"  # six: a spade's twin beats it, so playing it obeys must_overtrump
     for position, (seat, card) in enumerate(plays):
         spade = card & BASE >= FIRST_SPADE
         if first_trick and rules.first_trick == "no_spades" and spade and (position == 0 or led != SPADES):
@@ -76,7 +82,7 @@ def _house_play_shows(rules: Rules, plays: tuple[tuple[int, Card], ...], first_t
         if first_trick and rules.first_trick == "lowest_club" and (position == 0 or led == CLUBS):
             voids[seat] |= SUIT_MASKS[CLUBS] & (~stronger(card) & ~copies(card) if SUIT_OF[card] == CLUBS else -1)
         if (rules.must_overtrump and position and led != SPADES and SUIT_OF[card] != led and best >= 0
-                and not (spade and card & BASE > best)):
+                and not (spade and (card & BASE > best or (twin_beats and card & BASE == best)))):
             voids[seat] |= SPADE_MASK & stronger(best)
         if spade:
             best = max(best, card & BASE)
@@ -120,7 +126,7 @@ class Sampler:
 
     def deal(self) -> list[int]:
         """Every seat's hand (the seat's own included), respecting the hard constraints."""
-        for _ in range(20):
+        for _ in range(STRICT_TRIES):
             hands = self._try_deal(strict=True)
             if hands is not None:
                 return hands

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import BASE, CARD_LIMIT, FIRST_SPADE, SUIT_OF, Card, mask_of
+from bot.engine.cards import BASE, CARD_LIMIT, FIRST_SPADE, SECOND_COPY, SUIT_OF, Card, mask_of
 from bot.engine.game import LAST_TRICK_BONUS
 from bot.engine.modes import deck_for
 from bot.engine.play_rules import narrow, plain_legal, restricts_play
@@ -127,8 +127,11 @@ class PlayState:
         self.played |= 1 << card
 
     def play(self, card: Card) -> None:
-        """The seat on turn plays ``card`` (assumed legal); a full trick is scored at once."""
+        """The seat on turn plays ``card`` (assumed legal); a full trick is scored at once. Of two
+        copies held (six), the first goes, as in the engine."""
         seat = self.turn
+        if card >= SECOND_COPY and self.hands[seat] >> (card - SECOND_COPY) & 1:
+            card -= SECOND_COPY
         self.hands[seat] ^= 1 << card
         self.add_to_trick(seat, card)
         if len(self.trick) < self.seats:

@@ -22,6 +22,10 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("partners", Rules(jokers=True, first_lead="two_clubs", first_trick="lowest_club", must_overtrump=True)),
     ("solo", Rules(jokers=True, first_trick="no_spades", must_overtrump=True, spades_must_break=False)),
     ("partners", Rules(nil_pass="one_two", blind_nil_deficit=0)),
+    # Six: two decks, identical cards decided either way, and its three ways of seating teams.
+    ("six", Rules(teams="solo", blind_nil_deficit=0)),
+    ("six", Rules(teams="pairs", identical="last", nil_pass="one_two", must_overtrump=True, blind_nil_deficit=0)),
+    ("six", Rules(teams="trios", identical="last", first_lead="two_clubs", first_trick="lowest_club")),
 ]
 
 

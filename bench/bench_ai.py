@@ -44,6 +44,9 @@ MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
     # against the random player.
     "duo": (("hard", "normal"), ("normal", "random")),
     "five": (("hard", "normal", "normal", "normal", "normal"), ("normal", "random", "random", "random", "random")),
+    # Six (its teams from --rule teams=…): with pairs the subject's partner is seat 3, a normal player.
+    "six": (("hard", "normal", "normal", "normal", "normal", "normal"),
+            ("normal", "random", "random", "random", "random", "random")),
 }
 
 

@@ -79,7 +79,7 @@ def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: Counter
     assert set(hand["set_aside"]) == {d["card"] for d in draws if not d["kept"]}
 
 
-def _lowest_club(cards: set[str]) -> str | None:
+def _lowest_club(cards: Counter[str]) -> str | None:
     clubs = [c for c in cards if _suit(c) == "C"]
     return min(clubs, key=_strength) if clubs else None
 

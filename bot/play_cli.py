@@ -396,7 +396,8 @@ def wrapped(text: str) -> list[str]:
 
 def card_forms(rules: Rules) -> str:
     """How cards can be typed: the engine's forms, without the jokers in a game that has none."""
-    return ", ".join(form for form in ACCEPTED_FORMS.split(", ") if rules.jokers or "joker" not in form)
+    jokers = rules.jokers or rules.trumps == "jokers_deuces"
+    return ", ".join(form for form in ACCEPTED_FORMS.split(", ") if jokers or "joker" not in form)
 
 
 def sides_text(game: Game, seat: int) -> str:

@@ -35,6 +35,7 @@ TWO = 0  # a deuce's rank
 class CardOrder:
     name: str
     moved: tuple[tuple[Card, int], ...]  # (card, place) for each card not at its own index
+    back: tuple[tuple[int, Card], ...]  # the same, (place, card)
     place: tuple[int, ...]  # the place of each card, 0-53
     card: tuple[int, ...]  # the card at each place, 0-55 (-1: none)
     fixed: int  # the cards at their own index, and so the places they take (none a moved card took)
@@ -48,27 +49,25 @@ class CardOrder:
 
     def places(self, mask: int) -> int:
         """A mask of cards as a mask of places."""
-        if not self.moved:
-            return mask
-        out = mask & self.fixed
-        for card, place in self.moved:
-            if mask >> card & 1:
-                out |= 1 << place
-        return out
+        return _move(mask, self.fixed, self.moved)
 
     def cards(self, places: int) -> int:
         """A mask of places as a mask of cards."""
-        if not self.moved:
-            return places
-        out = places & self.fixed
-        for card, place in self.moved:
-            if places >> place & 1:
-                out |= 1 << card
-        return out
+        return _move(places, self.fixed, self.back)
 
     def suit_of(self, card: Card) -> int:
         """The suit the card is played as (follow suit, breaking spades, trumping)."""
         return SUIT_OF[self.place[card]]
+
+
+def _move(mask: int, fixed: int, moves: tuple[tuple[int, int], ...]) -> int:
+    if not moves:
+        return mask
+    out = mask & fixed
+    for source, target in moves:
+        if mask >> source & 1:
+            out |= 1 << target
+    return out
 
 
 def _order(name: str, moves: dict[Card, int]) -> CardOrder:
@@ -79,11 +78,10 @@ def _order(name: str, moves: dict[Card, int]) -> CardOrder:
     for c, p in moves.items():
         card[p] = c
     fixed = sum(1 << c for c in range(54) if c not in moves and c not in moves.values())
-    made = CardOrder(name, tuple(moves.items()), tuple(place), tuple(card), fixed, (), 0, 0)
-    suit_masks = tuple(made.cards(mask) for mask in SUIT_MASKS)
-    spades = made.cards(SPADE_MASK)
-    return CardOrder(name, made.moved, made.place, made.card, fixed, suit_masks, spades,
-                     suit_masks[CLUBS] | suit_masks[DIAMONDS] | suit_masks[HEARTS])
+    back = tuple((p, c) for c, p in moves.items())
+    suit_masks = tuple(_move(mask, fixed, back) for mask in SUIT_MASKS)
+    return CardOrder(name, tuple(moves.items()), back, tuple(place), tuple(card), fixed, suit_masks,
+                     _move(SPADE_MASK, fixed, back), suit_masks[CLUBS] | suit_masks[DIAMONDS] | suit_masks[HEARTS])
 
 
 def _deuce(suit: int) -> Card:

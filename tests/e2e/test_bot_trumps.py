@@ -7,16 +7,11 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import Spades, Table, game_over_message
+from tests.e2e.test_bot_house_rules import FAST, non_nil, start_with_two_computers
 from tests.record_check import check_record
 
-FAST = [{"BOT_MOVE_DELAY": "0"}]
 # Jokers & deuces, strongest first: big joker, little joker, 2♠, 2♦, then A♠ down to 3♠.
 SPADES_BY_STRENGTH = ["BJ", "LJ", "2S", "2D", *(f"{rank}S" for rank in "A K Q J 10 9 8 7 6 5 4 3".split())]
-
-
-def _non_nil(table: Table, user: object, legal: list[str]) -> str:
-    """People here never volunteer a nil: under suicide the bot then bids their partner's."""
-    return "4" if "4" in legal else legal[0]
 
 
 @pytest.mark.parametrize("bot_env", FAST)
@@ -24,7 +19,7 @@ async def test_a_partners_game_under_suicide_nil_pass_and_jokers_and_deuces(spad
     alice, bob = spades.member("Alice"), spades.member("Bob")
     channel = spades.channel("jokers")
     assert "Jokers & deuces" in await spades.choices(alice, channel, "new", "rules", "jok")
-    table = Table(spades, channel, [alice, bob], bid_policy=_non_nil)
+    table = Table(spades, channel, [alice, bob], bid_policy=non_nil)
     lobby = await table.open(alice, mode="partners", rules="Jokers & deuces, bidding=suicide nil_pass=one_two",
                              target=50, mercy=50)
     assert "**Jokers & deuces:** big joker, little joker, 2♠ and 2♦ are the top spades" in lobby.text, lobby.text
@@ -35,13 +30,7 @@ async def test_a_partners_game_under_suicide_nil_pass_and_jokers_and_deuces(spad
     five = await spades.command(alice, spades.channel("five"), "new", mode="five", rules="Jokers & deuces")
     assert five.ephemeral and five.content.endswith(
         "trumps=jokers_deuces needs the four deuces, and five plays without some: use trumps=standard."), five.content
-    await spades.click(bob, lobby, f"spades:lobby:{table.game_id}:join")
-    for _ in range(2):
-        await spades.command(alice, channel, "addbot", level="normal")
-    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
-    await spades.command(alice, channel, "start")
-    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
-    table.read_seats()
+    await start_with_two_computers(spades, table, lobby)
 
     # Whenever a person passes or plays, their panel shows the spades first, strongest first, with
     # the jokers and the 2♦ among them.

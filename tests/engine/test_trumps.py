@@ -72,28 +72,18 @@ def test_combinations_that_do_not_fit_are_refused_with_a_reason() -> None:
 
 
 # ------------------------------------------------------------------------------- winners
-@pytest.mark.parametrize(("hands", "won_by"), [
-    ({0: "AS", 1: "2H", 2: "KS", 3: "3S"}, 1),  # the lowest of the deuces beats the ace
-    ({0: "2H", 1: "2C", 2: "AS", 3: "3S"}, 1),
-    ({0: "2C", 1: "2H", 2: "2D", 3: "AS"}, 2),
-    ({0: "2D", 1: "2S", 2: "2C", 3: "2H"}, 1),  # 2♠ 2♦ 2♣ 2♥, highest first
+@pytest.mark.parametrize(("rules", "hands", "won_by"), [
+    (DEUCES, {0: "AS", 1: "2H", 2: "KS", 3: "3S"}, 1),  # the lowest of the deuces beats the ace
+    (DEUCES, {0: "2H", 1: "2C", 2: "AS", 3: "3S"}, 1),
+    (DEUCES, {0: "2C", 1: "2H", 2: "2D", 3: "AS"}, 2),
+    (DEUCES, {0: "2D", 1: "2S", 2: "2C", 3: "2H"}, 1),  # 2♠ 2♦ 2♣ 2♥, highest first
+    (JOKERS_DEUCES, {0: "AS", 1: "2D", 2: "KS", 3: "3S"}, 1),
+    (JOKERS_DEUCES, {0: "2D", 1: "2S", 2: "AS", 3: "3S"}, 1),
+    (JOKERS_DEUCES, {0: "2S", 1: "LJ", 2: "2D", 3: "AS"}, 1),
+    (JOKERS_DEUCES, {0: "LJ", 1: "2S", 2: "BJ", 3: "2D"}, 2),  # big joker, little joker, 2♠, 2♦
 ])
-def test_deuces_high_winners(hands: dict[int, str], won_by: int) -> None:
-    game = new_game("partners", DEUCES)
-    deal(game, hands)
-    bid_all(game)
-    play(game, *(hands[s] for s in range(4)))
-    assert winner(game) == won_by
-
-
-@pytest.mark.parametrize(("hands", "won_by"), [
-    ({0: "AS", 1: "2D", 2: "KS", 3: "3S"}, 1),
-    ({0: "2D", 1: "2S", 2: "AS", 3: "3S"}, 1),
-    ({0: "2S", 1: "LJ", 2: "2D", 3: "AS"}, 1),
-    ({0: "LJ", 1: "2S", 2: "BJ", 3: "2D"}, 2),  # big joker, little joker, 2♠, 2♦
-])
-def test_jokers_and_deuces_winners(hands: dict[int, str], won_by: int) -> None:
-    game = new_game("partners", JOKERS_DEUCES)
+def test_trick_winners(rules: Rules, hands: dict[int, str], won_by: int) -> None:
+    game = new_game("partners", rules)
     deal(game, hands)
     bid_all(game)
     play(game, *(hands[s] for s in range(4)))

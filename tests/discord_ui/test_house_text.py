@@ -98,3 +98,11 @@ def test_a_far_behind_player_is_offered_blind_bids_on_the_panel_and_by_typing():
     assert "a **blind bid** of 1–7" in render.panel_status(seat_view(live.game, seat))
     assert parse_bid("blind 3") == (3, True) and parse_bid("Blind nil") == (0, True)
     assert parse_card("AS") == 51  # the same typing rules as cards: nothing else changed
+
+
+def test_a_hand_shows_the_top_spades_of_the_trump_orders_among_the_spades():
+    hand = [parse_card(c) for c in "2D AS BJ 3D 2S 2C".split()]
+    assert render.hand_text(hand, " · ", "jokers_deuces") == "♠ Big🃏 2 2♦ A · ♣ 2 · ♦ 3"
+    assert render.hand_text(hand, " · ") == "♠ Big🃏 A 2 · ♣ 2 · ♦ 3 2"
+    deuces = [parse_card(c) for c in "2D AS 3D 2S 2C 2H".split()]
+    assert render.hand_text(deuces, " · ", "deuces_high") == "♠ 2 2♦ 2♣ 2♥ A · ♦ 3"

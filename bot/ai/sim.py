@@ -10,12 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.engine import Mode, Rules, SeatView, SideScore, score_side
-from bot.engine.cards import FIRST_SPADE, SUIT_OF, Card, mask_of
+from bot.engine.cards import FIRST_SPADE, PLACES, SUIT_OF, Card, mask_of
 from bot.engine.game import LAST_TRICK_BONUS
 from bot.engine.modes import deck_for
 from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
-JOKER_FULL_DECK = (1 << 54) - 1
+JOKER_FULL_DECK = (1 << PLACES) - 1  # every card, or place under another trump order (ai/places.py)
 
 
 def deck_mask(mode: Mode, rules: Rules) -> int:

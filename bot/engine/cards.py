@@ -3,7 +3,9 @@
 A card is ``suit * 13 + rank`` with suits clubs, diamonds, hearts, spades (0-3) and ranks 2..A
 (0-12); the little and big jokers are 52 and 53 and count as the two highest spades. Because
 spades and jokers occupy the top indices, ``card >= FIRST_SPADE`` means "is a trump" and a larger
-index always beats a smaller one within a suit.
+index always beats a smaller one within a suit. Under the other trump orders (``trumps``) this holds
+of a card's place, not its index (bot/engine/card_order.py): places run to 55, so the suit tables
+below cover 56 places.
 """
 
 from __future__ import annotations
@@ -30,19 +32,20 @@ TWO_OF_CLUBS: Card = 0
 STANDARD_DECK: tuple[Card, ...] = tuple(range(52))
 JOKER_DECK: tuple[Card, ...] = tuple(range(54))
 
-SUIT_OF: tuple[int, ...] = tuple(min(c // 13, SPADES) for c in range(54))
+PLACES = 56  # the card order's places (card_order.py): 52 cards and four above the A♠
+SUIT_OF: tuple[int, ...] = tuple(min(c // 13, SPADES) for c in range(PLACES))
 SUIT_MASKS: tuple[int, ...] = (
     0x1FFF,
     0x1FFF << 13,
     0x1FFF << 26,
-    (0x1FFF << 39) | (1 << LITTLE_JOKER) | (1 << BIG_JOKER),
+    ((1 << (PLACES - 39)) - 1) << 39,  # the jokers, and the places above the A♠
 )
 SPADE_MASK = SUIT_MASKS[SPADES]
 NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 
 # Lookup tables that turn a bitmask into cards a suit at a time (faster than testing 54 bits).
 _SUIT_CHUNKS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
-    tuple(tuple(13 * k + i for i in range(13) if bits >> i & 1) for bits in range(1 << 13 if k < 4 else 4))
+    tuple(tuple(13 * k + i for i in range(13) if bits >> i & 1) for bits in range(1 << 13 if k < 4 else 16))
     for k in range(5)
 )
 
@@ -92,8 +95,12 @@ def card_name(card: Card) -> str:
 _DISPLAY_SUIT_ORDER = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
 
 
-def display_sorted(cards: Iterable[Card]) -> list[Card]:
-    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -c))
+def display_sorted(cards: Iterable[Card], place: tuple[int, ...] | None = None) -> list[Card]:
+    """``place``: the card order's places (``CardOrder.place``), so a 2♦ played as a spade shows
+    among the spades, by strength."""
+    if place is None:
+        return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -c))
+    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[place[c]]], -place[c]))
 
 
 ACCEPTED_FORMS = "AS, as, A♠, 10h, th, ace of spades, queen of hearts, BJ (big joker), LJ (little joker)"

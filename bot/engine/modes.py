@@ -13,6 +13,8 @@ from bot.engine.rules import Mode, Rules
 FIVE_DECK: tuple[Card, ...] = tuple(c for c in STANDARD_DECK if c not in (DIAMONDS * 13, HEARTS * 13))
 # Jokers in a four-seat game: both jokers in, the 2♣ and 2♦ out, so 52 cards still deal 13 each.
 FOUR_SEAT_JOKER_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in (CLUBS * 13, DIAMONDS * 13))
+# trumps=jokers_deuces outside cutthroat: both jokers in, the 2♣ and 2♥ out (the 2♦ is a top spade).
+JOKERS_DEUCES_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in (CLUBS * 13, HEARTS * 13))
 DUO_HAND = 13  # the draw leaves each of the two players 13 cards and 26 discarded
 
 
@@ -20,9 +22,16 @@ def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
     """The cards a hand is dealt from (cutthroat's leftover is dealt aside, so it is in here)."""
     if mode is Mode.FIVE:
         return FIVE_DECK
+    if rules.trumps == "jokers_deuces":  # 54 cards, 18 each, in cutthroat
+        return JOKER_DECK if mode is Mode.CUTTHROAT else JOKERS_DEUCES_DECK
     if not rules.jokers:
         return STANDARD_DECK
     return JOKER_DECK if mode is Mode.CUTTHROAT else FOUR_SEAT_JOKER_DECK
+
+
+def sets_aside(mode: Mode, rules: Rules) -> bool:
+    """Cutthroat's 52 cards leave one over, set aside each hand; with the jokers in, 54 deal evenly."""
+    return mode is Mode.CUTTHROAT and len(deck_for(mode, rules)) % mode.seats != 0
 
 
 def deck_mask_for(mode: Mode, rules: Rules) -> int:

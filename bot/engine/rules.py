@@ -102,6 +102,9 @@ OPTIONS: dict[str, _Option] = {
     "must_overtrump": _Option("bool", help="who can't follow must beat a spade on the trick"),
     "fast_finish": _Option("bool", help="a settled hand plays itself out"),
     "nil_pass": _Option("choice", choices=("off", "one_two"), help="partners of a nil trade 1 card (blind: 2)"),
+    # House rules of trumps (RULES.md "Cards and play"; bot/engine/card_order.py)
+    "trumps": _Option("choice", choices=("standard", "deuces_high", "jokers_deuces"),
+                      help="the top spades: deuces high (2♠ 2♦ 2♣ 2♥), or jokers and deuces (jokers, 2♠, 2♦)"),
 }
 
 # Options whose default changed how every game plays, and how games played before they existed.
@@ -110,6 +113,8 @@ _BEFORE_IT_EXISTED: dict[str, object] = {"fast_finish": False}
 # Jokers replace the 2♣ and 2♦ in four-seat modes; other modes have no reading for them.
 _JOKER_MODES = frozenset({"cutthroat", "solo", "partners"})
 _TEAM_MODES = frozenset({"partners"})  # where nil_pass has partners to pass to
+# The trump orders need the four deuces (jokers_deuces: and room for the jokers) in the deck.
+_TRUMPS_MODES = frozenset({"cutthroat", "solo", "partners", "duo"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +155,8 @@ class Rules:
     must_overtrump: bool = False
     fast_finish: bool = True
     nil_pass: str = "off"
+    # House rules of trumps
+    trumps: str = "standard"
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -184,6 +191,11 @@ class Rules:
         """Options that only make sense for some modes are refused for the others."""
         if self.jokers and mode.value not in _JOKER_MODES:
             raise RuleError(f"jokers isn't played in {mode.value}: use jokers=false.")
+        if self.trumps != "standard" and self.jokers:
+            raise RuleError(f"trumps={self.trumps} sets the top spades itself: use jokers=false.")
+        if self.trumps != "standard" and mode.value not in _TRUMPS_MODES:
+            raise RuleError(f"trumps={self.trumps} needs the four deuces, and {mode.value} plays without some: "
+                            "use trumps=standard.")
         if self.nil_pass != "off" and mode.value not in _TEAM_MODES:
             raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
         if self.blind_bids and mode.draws:

@@ -22,6 +22,11 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("partners", Rules(jokers=True, first_lead="two_clubs", first_trick="lowest_club", must_overtrump=True)),
     ("solo", Rules(jokers=True, first_trick="no_spades", must_overtrump=True, spades_must_break=False)),
     ("partners", Rules(nil_pass="one_two", blind_nil_deficit=0)),
+    # trumps: the players see cards as places (bot/ai/places.py)
+    ("partners", Rules(trumps="jokers_deuces", bidding="suicide", nil_pass="one_two", blind_nil_deficit=0)),
+    ("cutthroat", Rules(trumps="jokers_deuces", leftover="two_clubs")),
+    ("solo", Rules(trumps="deuces_high", must_overtrump=True, first_lead="two_clubs", first_trick="lowest_club")),
+    ("duo", Rules(trumps="deuces_high", bidding="whiz")),
 ]
 
 

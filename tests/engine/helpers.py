@@ -97,14 +97,20 @@ rule_sets = st.builds(
     must_overtrump=st.booleans(),
     fast_finish=st.booleans(),
     nil_pass=st.sampled_from(["off", "one_two"]),
+    trumps=st.sampled_from(["standard", "deuces_high", "jokers_deuces"]),
 )
 
 
 def fit_mode(mode: Mode, rules: Rules) -> Rules:
-    """Drop what the mode refuses: nil passing needs partners; duo and five deal no jokers."""
+    """Drop what the mode refuses: nil passing needs partners; duo and five deal no jokers; five has
+    not the four deuces the trump orders need; those orders set the top spades without jokers."""
     if mode is not Mode.PARTNERS:
         rules = rules.with_options(nil_pass="off")
     if mode in (Mode.DUO, Mode.FIVE):
+        rules = rules.with_options(jokers=False)
+    if mode is Mode.FIVE:
+        rules = rules.with_options(trumps="standard")
+    if rules.trumps != "standard":
         rules = rules.with_options(jokers=False)
     return rules
 

@@ -34,6 +34,7 @@ house_rule_sets = st.builds(
     double_back=st.booleans(),
     seven_bonus=st.booleans(),
     last_trick=st.booleans(),
+    trumps=st.sampled_from(["standard", "deuces_high", "jokers_deuces"]),
 )
 
 

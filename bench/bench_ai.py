@@ -138,6 +138,41 @@ class SeatFigures(NamedTuple):
     opp_nils_set: int
     bags: int
     timings: list[float]
+    house: HouseBids
+
+
+class HouseBids(NamedTuple):
+    """The house rules' bids this seat's side made (ten_for_200, moon) and its own trailing blind
+    bids: each tried, and made. A side's contract is counted for each of its seats."""
+
+    tens: int = 0
+    tens_made: int = 0
+    moons: int = 0
+    moons_made: int = 0
+    blind_bids: int = 0
+    blind_bids_made: int = 0
+
+    def plus(self, other: Sequence[int]) -> HouseBids:
+        return HouseBids(*(a + b for a, b in zip(self, other, strict=True)))
+
+
+def house_bids(game: Game, seat: int) -> HouseBids:
+    """RULES.md "Bidding": a side's open contract of exactly 10 is a 10-for-200 (a blind one is
+    scored as blind); a contract of every trick is a moon; a blind bid above 0 is a trailing blind bid."""
+    total = HouseBids()
+    members = game.side_seats(game.side_of(seat))
+    for log in game.hand_logs:
+        made = log.result.contract_made[seat] if log.result is not None else None
+        if made is None:  # unscored, or the seat bid nil
+            continue
+        bids = {b.seat: b for b in log.bids}
+        contract = sum(bids[s].bid for s in members)
+        blind = any(bids[s].blind for s in members)
+        ten = game.rules.ten_for_200 and contract == 10 and not blind
+        moon = game.rules.moon and contract == game.tricks_per_hand
+        mine = bids[seat].blind and bids[seat].bid > 0
+        total = total.plus((ten, ten and made, moon, moon and made, mine, mine and made))
+    return total
 
 
 def opponents(mode: Mode, seat: int) -> list[int]:
@@ -182,7 +217,7 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
                     opp_set += not result.nil_made[other]
         out.append(SeatFigures(levels[seat], share if seat in game.winners else 0.0, hands, points, contracts,
                                contracts_made, nils, nils_made, blinds, blinds_made, opp_nils, opp_set, bags,
-                               timings[seat]))
+                               timings[seat], house_bids(game, seat)))
     return out
 
 
@@ -198,6 +233,7 @@ class Tally:
         self.nils = self.nils_made = self.blinds = self.blinds_made = 0
         self.opp_nils = self.opp_set = self.bags = 0
         self.timings: list[float] = []
+        self.house = HouseBids()
 
     def add(self, figures: Sequence[SeatFigures], mode: Mode) -> None:
         mine = [f for f in figures if f.level == self.level]
@@ -212,6 +248,11 @@ class Tally:
         self.wins += sum(f.win for f in mine) / per_side
         self.opp_nils += sum(f.opp_nils for f in mine) // per_side
         self.opp_set += sum(f.opp_nils_set for f in mine) // per_side
+        sides_bids = HouseBids()
+        for f in mine:
+            sides_bids = sides_bids.plus(f.house)
+        # A side's 10-for-200 and moon once per side; blind bids are each seat's own.
+        self.house = self.house.plus((*(n // per_side for n in sides_bids[:4]), *sides_bids[4:]))
         for f in mine:
             self.hands += f.hands
             self.points += f.points
@@ -235,6 +276,10 @@ class Tally:
             "nils": [self.nils_made, self.nils],  # made, tried (blind nils included)
             "blind_nils": [self.blinds_made, self.blinds],
             "opp_nils_set": [self.opp_set, self.opp_nils],  # set, faced
+            # made, tried: a side's 10-for-200 and moon contracts, and trailing blind bids (1-7)
+            "ten_for_200": [self.house.tens_made, self.house.tens],
+            "moon": [self.house.moons_made, self.house.moons],
+            "blind_bids": [self.house.blind_bids_made, self.house.blind_bids],
             "hands": self.hands,
             "bags_per_hand": round(self.bags / self.hands, 3) if self.hands else None,
             "decisions": len(self.timings),

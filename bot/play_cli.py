@@ -38,6 +38,7 @@ from bot.engine import (
     parse_card,
     seat_view,
 )
+from bot.engine.card_order import ORDERS
 from bot.engine.cards import DIAMONDS, HEARTS, RANKS, SUIT_OF, SUIT_SYMBOLS
 from bot.selfplay import (
     DEFAULT_LEVEL,
@@ -101,12 +102,14 @@ class Style:
         return " ".join(self.card(c) for c in display_sorted(cards))
 
 
-def hand_lines(cards: Sequence[Card], style: Style) -> list[str]:
-    """One line per suit, high to low; a suit you lack shows a dash so a void is plain to see."""
+def hand_lines(cards: Sequence[Card], style: Style, trumps: str = "standard") -> list[str]:
+    """One line per suit, high to low; a suit you lack shows a dash so a void is plain to see. Under
+    ``trumps`` the deuces played as spades are on the spades' line, with their own suit shown."""
+    place = ORDERS[trumps].place
     lines = []
     for suit in _SUIT_LINE_ORDER:
-        ranks = [card_label(c) if c in (BIG_JOKER, LITTLE_JOKER) else RANKS[c % 13]
-                 for c in display_sorted(cards) if SUIT_OF[c] == suit]
+        ranks = [card_label(c) if c in (BIG_JOKER, LITTLE_JOKER) or SUIT_OF[c] != suit else RANKS[c % 13]
+                 for c in display_sorted(cards, place) if SUIT_OF[place[c]] == suit]
         lines.append("  " + style.red(f"{SUIT_SYMBOLS[suit]}  {' '.join(ranks) or '—'}", suit))
     return lines
 
@@ -120,7 +123,7 @@ def bid_text(bid: int | None, blind: bool) -> str:
 def own_cards_lines(view: SeatView, style: Style) -> list[str]:
     if view.cards_hidden:
         return ["Your cards are face down: you may bid blind before you look at them."]
-    return ["Your hand:", *hand_lines(view.hand, style)] if view.hand else []
+    return ["Your hand:", *hand_lines(view.hand, style, view.rules.trumps)] if view.hand else []
 
 
 def table_lines(view: SeatView, style: Style) -> list[str]:
@@ -396,7 +399,8 @@ def wrapped(text: str) -> list[str]:
 
 def card_forms(rules: Rules) -> str:
     """How cards can be typed: the engine's forms, without the jokers in a game that has none."""
-    return ", ".join(form for form in ACCEPTED_FORMS.split(", ") if rules.jokers or "joker" not in form)
+    jokers = rules.jokers or rules.trumps == "jokers_deuces"
+    return ", ".join(form for form in ACCEPTED_FORMS.split(", ") if jokers or "joker" not in form)
 
 
 def sides_text(game: Game, seat: int) -> str:

@@ -7,6 +7,7 @@ record alone, the way anyone checking a game would, so a bug in the engine can't
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from tests.house_check import check_bid, check_side_bids, moon_side, side_points
@@ -17,21 +18,27 @@ DEFAULT_RULES = {
     "spades_must_break": True, "set_penalty": "minus", "nil_value": 100, "blind_nil_value": 200,
     "bag_limit": 10, "bag_penalty": 100, "nil_tricks_help_partner": False, "mercy": None,
     "leftover": "last", "jokers": False, "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False,
-    "fast_finish": True, "nil_pass": "off", "teams": "solo", "identical": "first",
+    "fast_finish": True, "nil_pass": "off", "trumps": "standard", "teams": "solo", "identical": "first",
 }
 SIX_SIDES = {"solo": 6, "pairs": 3, "trios": 2}
 
 
-def _suit(card: str) -> str:
-    return "S" if card in ("BJ", "LJ") else card[-1]
+# The cards above the A♠ under each `trumps`, lowest first: they are spades whatever they show.
+TOP_SPADES = {"standard": ["LJ", "BJ"], "deuces_high": ["2H", "2C", "2D", "2S"],
+              "jokers_deuces": ["2D", "2S", "LJ", "BJ"]}
 
 
-def _strength(card: str) -> int:
-    if card == "BJ":
-        return 15
-    if card == "LJ":
-        return 14
-    return RANKS.index(card[:-1])
+def _order(rules: dict[str, Any]) -> tuple[Callable[[str], str], Callable[[str], int]]:
+    """The suit each card is played as, and its strength, under the record's trumps."""
+    top = TOP_SPADES[rules.get("trumps", "standard")]
+
+    def suit(card: str) -> str:
+        return "S" if card in top else card[-1]
+
+    def strength(card: str) -> int:
+        return 13 + top.index(card) if card in top else RANKS.index(card[:-1])
+
+    return suit, strength
 
 
 SEATS = {"cutthroat": 3, "solo": 4, "partners": 4, "duo": 2, "five": 5, "six": 6}
@@ -44,6 +51,10 @@ def _deck(rules: dict[str, Any], mode: str) -> Counter[str]:
         deck |= {"BJ", "LJ"}
         if mode != "cutthroat":
             deck -= {"2C", "2D"}
+    if rules.get("trumps") == "jokers_deuces":
+        deck |= {"BJ", "LJ"}
+        if mode != "cutthroat":
+            deck -= {"2C", "2H"}
     if mode == "five":
         deck -= {"2D", "2H"}
     if mode == "six":
@@ -79,24 +90,26 @@ def _check_draws(hand: dict[str, Any], deal: dict[int, list[str]], deck: Counter
     assert set(hand["set_aside"]) == {d["card"] for d in draws if not d["kept"]}
 
 
-def _lowest_club(cards: Counter[str]) -> str | None:
-    clubs = [c for c in cards if _suit(c) == "C"]
-    return min(clubs, key=_strength) if clubs else None
+def _lowest_club(rules: dict[str, Any], cards: Counter[str]) -> str | None:
+    suit, strength = _order(rules)
+    clubs = [c for c in cards if suit(c) == "C"]
+    return min(clubs, key=strength) if clubs else None
 
 
 def _house_play_ok(rules: dict[str, Any], cards: Counter[str], card: str, plays: list[Any], first_trick: bool) -> bool:
     """The house rules of play (first_trick, must_overtrump) for a seat whose cards are known."""
-    led = _suit(plays[0][1]) if plays else None
-    if first_trick and rules["first_trick"] == "no_spades" and _suit(card) == "S" and led != "S":
-        return all(_suit(c) == "S" for c in cards)
-    if first_trick and rules["first_trick"] == "lowest_club" and led in (None, "C") and _lowest_club(cards):
-        return card == _lowest_club(cards)
-    spades = [_strength(c) for _, c in plays if _suit(c) == "S"]
-    if rules["must_overtrump"] and led not in (None, "S") and spades and all(_suit(c) != led for c in cards):
+    suit, strength = _order(rules)
+    led = suit(plays[0][1]) if plays else None
+    if first_trick and rules["first_trick"] == "no_spades" and suit(card) == "S" and led != "S":
+        return all(suit(c) == "S" for c in cards)
+    if first_trick and rules["first_trick"] == "lowest_club" and led in (None, "C") and _lowest_club(rules, cards):
+        return card == _lowest_club(rules, cards)
+    spades = [strength(c) for _, c in plays if suit(c) == "S"]
+    if rules["must_overtrump"] and led not in (None, "S") and spades and all(suit(c) != led for c in cards):
         twin_beats = rules.get("identical") == "last"
 
         def beats(c: str) -> bool:
-            return _suit(c) == "S" and (_strength(c) > max(spades) or (twin_beats and _strength(c) == max(spades)))
+            return suit(c) == "S" and (strength(c) > max(spades) or (twin_beats and strength(c) == max(spades)))
         return not any(beats(c) for c in cards) or beats(card)
     return True
 
@@ -143,6 +156,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
     assert mode in SEATS
     rules = record["rules"]
     assert set(DEFAULT_RULES) <= set(rules), "rules must list every option"
+    suit, strength = _order(rules)
     seats = SEATS[mode]
     deck = _deck(rules, mode)
     assert [p["seat"] for p in record["players"]] == list(range(seats))
@@ -193,7 +207,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             assert all(len(cards) == tricks_per_hand for cards in deal.values())
             if mode == "duo":
                 _check_draws(hand, deal, deck, seats, shown=False)
-            if mode == "cutthroat" and not rules["jokers"] and rules["leftover"] == "two_clubs":
+            if mode == "cutthroat" and len(deck) % seats and rules["leftover"] == "two_clubs":
                 assert hand["set_aside"] == ["2C"]
         # Bids: in order from the dealer's left, in range, total rule.
         first = (hand["dealer"] + 1) % seats
@@ -203,7 +217,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             low = 0 if rules["nil"] or b["blind"] else 1
             assert low <= b["bid"] <= tricks_per_hand
             assert not (b["blind"] and mode == "duo"), "no blind bids in duo: the draw shows the cards"
-            own_spades = sum(_suit(c) == "S" for c in deal[b["seat"]]) if b["seat"] in deal else None
+            own_spades = sum(suit(c) == "S" for c in deal[b["seat"]]) if b["seat"] in deal else None
             check_bid(rules, b, own_spades)
         if len(bids) == seats:
             for sd in range(sides):
@@ -221,7 +235,7 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
         if rules["first_lead"] == "two_clubs":
             if all(cards is not None for cards in held.values()):
                 # The lowest club; of two identical ones, the first holder from the dealer's left.
-                lowest = min((c for c in shown_cards if _suit(c) == "C"), key=_strength)
+                lowest = min((c for c in shown_cards if suit(c) == "C"), key=strength)
                 leader = next(s for s in ((first + i) % seats for i in range(seats)) if held[s][lowest])  # type: ignore[index]
             elif hand["tricks"]:  # a running hand's public record: only the viewer's deal is known
                 leader = hand["tricks"][0]["leader"]
@@ -234,39 +248,39 @@ def check_record(record: dict[str, Any] | None, *, public: bool = False) -> None
             plays = trick["plays"]
             assert plays, "a trick holds at least one card"
             assert [s for s, _ in plays] == [(leader + i) % seats for i in range(len(plays))]
-            led = _suit(plays[0][1])
+            led = suit(plays[0][1])
             for position, (seat, card) in enumerate(plays):
                 assert played[card] < deck[card], f"{card} played too often or not in the deck"
                 played[card] += 1
                 cards = held[seat]
                 if cards is None:
                     assert shown_cards[card] < deck[card], f"seat {seat} played {card} from another seat's hand"
-                    assert _suit(card) not in voids[seat], f"seat {seat} reneged earlier in the hand"
+                    assert suit(card) not in voids[seat], f"seat {seat} reneged earlier in the hand"
                     if position == 0 and led == "S" and rules["spades_must_break"] and not broken:
                         voids[seat] |= {"H", "D", "C"}
-                    elif position > 0 and _suit(card) != led:
+                    elif position > 0 and suit(card) != led:
                         voids[seat].add(led)
                 else:
                     assert cards[card], f"seat {seat} played {card} it does not hold"
                     if position == 0:
                         if led == "S" and rules["spades_must_break"] and not broken:
-                            assert all(_suit(c) == "S" for c in cards), "spades led before broken"
-                    elif _suit(card) != led:
-                        assert all(_suit(c) != led for c in cards), f"seat {seat} reneged"
+                            assert all(suit(c) == "S" for c in cards), "spades led before broken"
+                    elif suit(card) != led:
+                        assert all(suit(c) != led for c in cards), f"seat {seat} reneged"
                     assert _house_play_ok(rules, cards, card, plays[:position], number == 1), \
                         f"seat {seat} broke a house rule of play with {card}"
                     _take(cards, card)
-                if _suit(card) == "S":
+                if suit(card) == "S":
                     broken = True
             if len(plays) < seats:
                 assert not complete and number == len(tricks), "only the last trick of a running hand is unfinished"
                 assert trick["winner"] is None, "an unfinished trick has no winner yet"
                 continue
             assert len(plays) == seats
-            spades = [(s, c) for s, c in plays if _suit(c) == "S"]
-            pool = spades or [(s, c) for s, c in plays if _suit(c) == led]
+            spades = [(s, c) for s, c in plays if suit(c) == "S"]
+            pool = spades or [(s, c) for s, c in plays if suit(c) == led]
             # Of two identical cards the first played wins (max keeps the first), or the last.
-            winner = max(pool[::-1] if rules.get("identical") == "last" else pool, key=lambda sc: _strength(sc[1]))[0]
+            winner = max(pool[::-1] if rules.get("identical") == "last" else pool, key=lambda sc: strength(sc[1]))[0]
             assert trick["winner"] == winner
             won[winner] += 1
             leader = winner

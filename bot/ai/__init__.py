@@ -5,6 +5,7 @@ from __future__ import annotations
 from bot.ai.base import BLIND_NIL, REVEAL, ComputerPlayer, Move, apply_move, forced_move
 from bot.ai.hard import Budget, HardPlayer
 from bot.ai.heuristic import EasyPlayer, NormalPlayer
+from bot.ai.places import InPlaces
 from bot.ai.random_player import RandomPlayer
 
 LEVELS = ("random", "easy", "normal", "hard")  # what people may seat at a table
@@ -16,7 +17,12 @@ ALL_LEVELS = LEVELS + YARDSTICKS
 
 def make_player(level: str, seed: int | None = None, budget: str | float | Budget | None = None) -> ComputerPlayer:
     """A computer player of the named level (or yardstick); ``budget`` bounds the hard player's search
-    (seconds, or ``"300it"`` determinizations). Unknown levels are refused with the known ones."""
+    (seconds, or ``"300it"`` determinizations). Unknown levels are refused with the known ones. Every
+    player sees cards as places under the game's trumps (bot/ai/places.py)."""
+    return InPlaces(_player(level, seed, budget))
+
+
+def _player(level: str, seed: int | None, budget: str | float | Budget | None) -> ComputerPlayer:
     if level == "random":
         return RandomPlayer(seed)
     if level == "easy":

@@ -13,7 +13,7 @@ from bot.ai.base import BLIND_NIL, REVEAL, Move
 from bot.ai.habits import CURRENT, Habits
 from bot.ai.house_bidding import blind_bid, nil_rather, sensible_bids
 from bot.engine import Mode, Rules, SeatView
-from bot.engine.cards import BASE, FIRST_SPADE, SPADE_MASK, SUIT_MASKS, cards_of, fold
+from bot.engine.cards import BASE, FIRST_SPADE, PLACES, SPADE_MASK, SUIT_MASKS, cards_of, fold
 from bot.engine.modes import tricks_for
 
 
@@ -58,7 +58,13 @@ CLOSER_CALIBRATION = {name: cal._replace(margin=cal.margin - 0.5) if name.starts
 
 def calibration(mode: Mode, rules: Rules, habits: Habits = CURRENT) -> Calibration:
     table = CLOSER_CALIBRATION if habits.closer_cutthroat_bids else CALIBRATION
-    return table[f"{mode.value}_jokers" if rules.jokers else mode.value]
+    # The other trump orders also put more spades in a hand, and tops above the A♠, like the jokers.
+    if rules.trumps == "standard":
+        return table[f"{mode.value}_jokers" if rules.jokers else mode.value]
+    # The other trump orders put more spades in a hand, and tops above the A♠, like the jokers; the
+    # computer players see cards as places (bot/ai/places.py), the top one the last place.
+    more_spades = f"{mode.value}_jokers"
+    return table[more_spades if more_spades in table else mode.value]._replace(top_spade=PLACES - 1)
 
 
 def honour_count(hand: int, cal: Calibration) -> float:

@@ -13,6 +13,7 @@ from bot.ai.base import BLIND_NIL, Move, forced_move
 from bot.ai.bidding import blind_move, blind_nil_chance
 from bot.ai.hard import Budget, HardPlayer, distinct_cards
 from bot.ai.passing import pass_choice
+from bot.ai.places import card_of, in_places
 from bot.ai.policy import winners_of
 from bot.ai.sim import PlayState
 from bot.engine import Mode, SeatView, card_label, mask_of
@@ -34,7 +35,18 @@ class Hint(NamedTuple):
 
 def advise(view: SeatView, seed: int, budget: str | float | Budget | None = None) -> Hint:
     """The hard player's move for ``view``'s seat, with its reason; deterministic for a given seed
-    and an iteration budget (``"200it"``)."""
+    and an iteration budget (``"200it"``). Worked out on places (bot/ai/places.py), like play."""
+    hint = _advise(in_places(view), seed, budget)
+    if hint.move.kind in ("play", "pass"):
+        return hint._replace(move=hint.move._replace(value=card_of(view, hint.move.value)))
+    return hint
+
+
+def _label(view: SeatView, place: int) -> str:
+    return card_label(card_of(view, place))
+
+
+def _advise(view: SeatView, seed: int, budget: str | float | Budget | None) -> Hint:
     player = HardPlayer(seed, budget)
     forced = forced_move(view)
     if view.cards_hidden:
@@ -44,13 +56,13 @@ def advise(view: SeatView, seed: int, budget: str | float | Budget | None = None
         card = pass_choice(view)
         why = ("a nil bidder keeps fewer winners by passing its most dangerous card" if view.bids[view.seat] == 0
                else "your low cards help your partner's nil duck under")
-        return Hint(Move.pass_card(card), f"Pass the {card_label(card)}", why)
+        return Hint(Move.pass_card(card), f"Pass the {_label(view, card)}", why)
     if view.legal_cards:
         if forced is not None:
-            return Hint(forced, f"Play the {card_label(forced.value)}", only_card_reason(view))
+            return Hint(forced, f"Play the {_label(view, forced.value)}", only_card_reason(view))
         candidates = distinct_cards(view.legal_cards, mask_of(view.hand), view.played_mask)
         card = candidates[0] if len(candidates) == 1 else player.play(view)
-        return Hint(Move.play(card), f"Play the {card_label(card)}", play_reason(view, card))
+        return Hint(Move.play(card), f"Play the {_label(view, card)}", play_reason(view, card))
     candidates, predicted = player.bid_candidates(view)
     candidates = candidates or [predicted]
     values = player.bid_values(view, candidates)
@@ -123,14 +135,15 @@ def _is_boss(card: Card, view: SeatView) -> bool:
 
 
 def play_reason(view: SeatView, card: Card) -> str:
-    """One line on why ``card`` is the play, from what the seat can see."""
+    """One line on why ``card`` is the play, from what the seat can see (view and card as places:
+    bot/ai/places.py)."""
     state = PlayState.from_view(view)
-    label = card_label(card)
+    label = _label(view, card)
     legal = mask_of(view.legal_cards)
     winners = winners_of(state, legal)
     wins = bool(winners >> card & 1)
     leading = not view.trick
-    best = card_label(state.best) if state.best >= 0 else ""
+    best = _label(view, state.best) if state.best >= 0 else ""
     seat, names = view.seat, [named(name) for name in view.names]
     played = {s for s, _ in view.trick}
     mate = (seat + 2) % 4 if view.mode is Mode.PARTNERS else None

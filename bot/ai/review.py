@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 
 from bot.ai.bidding import wants_blind_nil
 from bot.ai.hard import Budget, HardPlayer, distinct_cards
+from bot.ai.places import card_of, in_places
 from bot.engine import (
     RECORD_FORMAT,
     EngineError,
@@ -30,6 +31,7 @@ from bot.engine import (
     seat_view,
     start_hand,
 )
+from bot.engine.card_order import card_order
 from bot.engine.cards import SUIT_MASKS, SUIT_OF, Card
 from bot.engine.names import NAME_END, NAME_START, named
 
@@ -149,7 +151,7 @@ def review_game(record: Mapping[str, Any], seat: int, seed: int = 0, iterations:
             if time.monotonic() > deadline:
                 break
             reviewed = decision.hand
-        view = decision.view
+        view = in_places(decision.view)  # the hard player reasons on places (bot/ai/places.py)
         if view.seat != seat:
             continue
         player = HardPlayer(seed + decision.hand * 100 + decision.trick, budget)
@@ -168,9 +170,10 @@ def review_game(record: Mapping[str, Any], seat: int, seed: int = 0, iterations:
                                 took.get(decision.hand, 0)))
             pending_hard = None
         elif decision.kind == "play" and decision.hand != blind_at:
-            cost = _play_cost(player, view, decision.value)
+            cost = _play_cost(player, view, card_order(view.rules).place[decision.value])
             if cost is not None and cost[1] >= COST_FLOOR:
-                costly.append(CostlyPlay(decision.hand, decision.trick, decision.value, cost[0], cost[1]))
+                costly.append(CostlyPlay(decision.hand, decision.trick, decision.value, card_of(view, cost[0]),
+                                         cost[1]))
     costly.sort(key=lambda c: -c.cost)
     played = sum(1 for h in record["hands"] if "result" in h)
     return Review(str(record["game_id"]), seat, str(players[seat]["name"]), tuple(bids),

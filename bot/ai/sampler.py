@@ -15,12 +15,14 @@ import random
 
 from bot.ai.bidding import bid_for_hand, calibration, honour_count
 from bot.ai.house_bidding import predicted_legal
-from bot.engine import Mode, Phase, Rules, SeatView
+from bot.engine import Phase, Rules, SeatView
+from bot.engine.card_order import card_order
 from bot.engine.cards import (
     BASE,
     CLUBS,
     FIRST_SPADE,
     NON_SPADE_MASK,
+    PLACES,
     SPADE_MASK,
     SPADES,
     SUIT_MASKS,
@@ -32,12 +34,13 @@ from bot.engine.cards import (
     mask_of,
     stronger,
 )
+from bot.engine.modes import sets_aside
 from bot.engine.play_rules import restricts_play
 
 # Duo: the other player chose its hand in the draw. In normal self-play it kept spades, aces and kings
 # about four times in five, queens 44%, other cards about one in three: a card's odds of being in its
 # hand rather than among its discards, against a low card's.
-KEPT_ODDS = tuple(9.0 if c >= FIRST_SPADE or c % 13 >= 11 else 2.0 if c % 13 == 10 else 1.0 for c in range(54))
+KEPT_ODDS = tuple(9.0 if c >= FIRST_SPADE or c % 13 >= 11 else 2.0 if c % 13 == 10 else 1.0 for c in range(PLACES))
 
 
 # Dealing card by card can dead-end; late in a six hand (six seats, many voids) a try succeeds about
@@ -99,9 +102,9 @@ class Sampler:
         self.hand = mask_of(view.hand)
         unknown = mask_of(view.unseen_cards())
         known_aside = 0
-        if (view.mode is Mode.CUTTHROAT and not view.rules.jokers and view.rules.leftover == "two_clubs"
-                and unknown >> TWO_OF_CLUBS & 1):
-            known_aside = 1 << TWO_OF_CLUBS
+        two_clubs = card_order(view.rules).place[TWO_OF_CLUBS]  # a view's cards are places (ai/places.py)
+        if sets_aside(view.mode, view.rules) and view.rules.leftover == "two_clubs" and unknown >> two_clubs & 1:
+            known_aside = 1 << two_clubs
         self.unknown = unknown & ~known_aside
         self.others = [s for s in range(self.seats) if s != self.seat]
         self.sizes = list(view.hand_sizes)

@@ -15,8 +15,7 @@ from bot.engine.game import LAST_TRICK_BONUS
 from bot.engine.modes import deck_for
 from bot.engine.play_rules import narrow, plain_legal, restricts_play
 
-JOKER_FULL_DECK = (1 << 54) - 1
-EVERY_CARD = (1 << CARD_LIMIT) - 1  # both decks' (six)
+EVERY_CARD = (1 << CARD_LIMIT) - 1  # every card int: both decks' (six), or every place (ai/places.py)
 
 
 def deck_mask(mode: Mode, rules: Rules) -> int:

@@ -3,7 +3,9 @@
 A card is ``suit * 13 + rank`` with suits clubs, diamonds, hearts, spades (0-3) and ranks 2..A
 (0-12); the little and big jokers are 52 and 53 and count as the two highest spades. Because
 spades and jokers occupy the top indices, ``card >= FIRST_SPADE`` means "is a trump" and a larger
-index always beats a smaller one within a suit.
+index always beats a smaller one within a suit. Under the other trump orders (``trumps``) this holds
+of a card's place, not its index (bot/engine/card_order.py): places run to 55, so the suit tables
+below cover 56 places.
 
 ``six`` plays two decks: the second deck's copy of a card is ``card + SECOND_COPY``, so one hand's
 bitmask can hold both copies. A copy has its first's code, label, suit and strength: ``card & BASE``
@@ -38,12 +40,13 @@ SECOND_COPY = 64  # the second deck's copy of card c is c + 64 (six)
 BASE = SECOND_COPY - 1  # card & BASE: the first copy
 CARD_LIMIT = SECOND_COPY + 54  # every card int is below this
 
+PLACES = 56  # the card order's places (card_order.py): 52 cards and four above the A♠
 SUIT_OF: tuple[int, ...] = tuple(min((c & BASE) // 13, SPADES) for c in range(CARD_LIMIT))
 _ONE_DECK_SUITS = (
     0x1FFF,
     0x1FFF << 13,
     0x1FFF << 26,
-    (0x1FFF << 39) | (1 << LITTLE_JOKER) | (1 << BIG_JOKER),
+    ((1 << (PLACES - 39)) - 1) << 39,  # the jokers, and the places above the A♠
 )
 SUIT_MASKS: tuple[int, ...] = tuple(m | m << SECOND_COPY for m in _ONE_DECK_SUITS)
 SPADE_MASK = SUIT_MASKS[SPADES]
@@ -51,7 +54,7 @@ NON_SPADE_MASK = SUIT_MASKS[CLUBS] | SUIT_MASKS[DIAMONDS] | SUIT_MASKS[HEARTS]
 
 # Lookup tables that turn a bitmask into cards a suit at a time (faster than testing 54 bits).
 _SUIT_CHUNKS: tuple[tuple[tuple[Card, ...], ...], ...] = tuple(
-    tuple(tuple(13 * k + i for i in range(13) if bits >> i & 1) for bits in range(1 << 13 if k < 4 else 4))
+    tuple(tuple(13 * k + i for i in range(13) if bits >> i & 1) for bits in range(1 << 13 if k < 4 else 16))
     for k in range(5)
 )
 
@@ -62,7 +65,7 @@ def cards_of(mask: int) -> tuple[Card, ...]:
     """The cards of a bitmask, lowest first (first copies, then second copies)."""
     chunks = _SUIT_CHUNKS
     cards = (chunks[0][mask & 0x1FFF] + chunks[1][mask >> 13 & 0x1FFF] + chunks[2][mask >> 26 & 0x1FFF]
-             + chunks[3][mask >> 39 & 0x1FFF] + chunks[4][mask >> 52 & 3])
+             + chunks[3][mask >> 39 & 0x1FFF] + chunks[4][mask >> 52 & 0xF])
     if mask >> SECOND_COPY:
         chunks = _SECOND_CHUNKS
         cards += (chunks[0][mask >> 64 & 0x1FFF] + chunks[1][mask >> 77 & 0x1FFF] + chunks[2][mask >> 90 & 0x1FFF]
@@ -130,8 +133,12 @@ def card_name(card: Card) -> str:
 _DISPLAY_SUIT_ORDER = {SPADES: 0, HEARTS: 1, CLUBS: 2, DIAMONDS: 3}
 
 
-def display_sorted(cards: Iterable[Card]) -> list[Card]:
-    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -(c & BASE), c))
+def display_sorted(cards: Iterable[Card], place: tuple[int, ...] | None = None) -> list[Card]:
+    """``place``: the card order's places (``CardOrder.place``), so a 2♦ played as a spade shows
+    among the spades, by strength. A card held twice (six) shows twice, side by side."""
+    if place is None:
+        return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[c]], -(c & BASE), c))
+    return sorted(cards, key=lambda c: (_DISPLAY_SUIT_ORDER[SUIT_OF[place[c]]], -place[c]))
 
 
 ACCEPTED_FORMS = "AS, as, A♠, 10h, th, ace of spades, queen of hearts, BJ (big joker), LJ (little joker)"

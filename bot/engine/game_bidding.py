@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from bot.engine import nil_pass
 from bot.engine.bidding_rules import BidContext, bid_refusal, blind_refusal, constrains, legal
-from bot.engine.cards import SPADE_MASK
 from bot.engine.errors import EngineError, IllegalAction, IllegalBid, WrongPhase
 from bot.engine.events import BidMade, Revealed
 from bot.engine.game_passing import Passing
@@ -33,7 +32,7 @@ class Bidding(Passing):
         bids = self.bids
         own = self.side_of(seat)
         return BidContext(
-            self.rules, self.tricks_per_hand, (self._hands[seat] & SPADE_MASK).bit_count(),
+            self.rules, self.tricks_per_hand, (self._hands[seat] & self._order.spades).bit_count(),
             tuple(bids[s] for s in self.side_seats(own) if s != seat),
             tuple(tuple(bids[s] for s in self.side_seats(side)) for side in range(self.sides) if side != own))
 

@@ -13,8 +13,7 @@ from bot.engine.errors import EngineError, IllegalAction, WrongPhase
 from bot.engine.events import Dealt, Drew
 from bot.engine.game_bidding import Bidding
 from bot.engine.game_state import HandLog, Phase
-from bot.engine.modes import check_whole_deck, deck_for
-from bot.engine.rules import Mode
+from bot.engine.modes import check_whole_deck, deck_for, sets_aside
 
 
 class Dealing(Bidding):
@@ -45,7 +44,7 @@ class Dealing(Bidding):
                 raise IllegalAction(f"Each hand needs {self.tricks_per_hand} cards, one has {len(hand)}.")
         check_whole_deck((*(c for hand in dealt.hands for c in hand), *dealt.set_aside), self.deck(),
                          "dealt twice", "The deal must use the whole deck, with the leftover set aside.")
-        if (self.mode is Mode.CUTTHROAT and not self.rules.jokers and self.rules.leftover == "two_clubs"
+        if (sets_aside(self.mode, self.rules) and self.rules.leftover == "two_clubs"
                 and dealt.set_aside != (TWO_OF_CLUBS,)):
             raise IllegalAction("With leftover=two_clubs the 2♣ is the card set aside.")
         return dealt
@@ -109,7 +108,7 @@ class Dealing(Bidding):
             return Dealt(((),) * self.seats, (), seeded_stock(self.deck(), rng))
         deck = list(self.deck())
         set_aside: tuple[Card, ...] = ()
-        if self.mode is Mode.CUTTHROAT and not self.rules.jokers:
+        if sets_aside(self.mode, self.rules):
             if self.rules.leftover == "two_clubs":
                 deck.remove(TWO_OF_CLUBS)
                 set_aside = (TWO_OF_CLUBS,)

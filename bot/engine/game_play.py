@@ -24,19 +24,20 @@ from bot.engine.game_end import HandEnd
 from bot.engine.game_state import Phase, TrickLog
 
 
-def _trick_winner(plays: list[tuple[int, Card]], led_suit: int, ties_win: bool) -> int:
-    """Highest trump wins, else the highest card of the suit led (``card & BASE`` order is rank order).
-    Two identical cards (six): the first played ranks higher, or the last with ``ties_win``."""
+def _trick_winner(plays: list[tuple[int, Card]], led_suit: int, place: tuple[int, ...], ties_win: bool) -> int:
+    """Highest trump wins, else the highest card of the suit led (a card's place is its strength, of
+    two decks ``place & BASE``). Two identical cards (six): the first played ranks higher, or the
+    last with ``ties_win``."""
     best_seat, best_card = plays[0]
-    best = best_card & BASE
+    best = place[best_card] & BASE
     best_trump = best >= FIRST_SPADE
     for seat, card in plays[1:]:
-        strength = card & BASE
-        if strength >= FIRST_SPADE:
-            if not best_trump or strength > best or (ties_win and strength == best):
-                best_seat, best, best_trump = seat, strength, True
-        elif not best_trump and SUIT_OF[card] == led_suit and (strength > best or (ties_win and strength == best)):
-            best_seat, best = seat, strength
+        at = place[card] & BASE
+        if at >= FIRST_SPADE:
+            if not best_trump or at > best or (ties_win and at == best):
+                best_seat, best, best_trump = seat, at, True
+        elif not best_trump and SUIT_OF[at] == led_suit and (at > best or (ties_win and at == best)):
+            best_seat, best = seat, at
     return best_seat
 
 
@@ -53,17 +54,22 @@ class TrickPlay(HandEnd):
             if self._trick:
                 return hand & SUIT_MASKS[self._led_suit] or hand
             return hand & NON_SPADE_MASK or hand if self.rules.spades_must_break and not self._broken else hand
-        return play_rules.narrow(self.rules, self._plain_legal(hand), *self._trick_context())
+        return self._order.cards(play_rules.narrow(self.rules, self._plain_legal(hand), *self._trick_context()))
 
     def _plain_legal(self, hand: int) -> int:
-        """Follow suit; don't lead a spade before they are broken: the rules every game plays by."""
-        return play_rules.plain_legal(hand, self._led_suit if self._trick else -1, self._broken,
+        """Follow suit; don't lead a spade before they are broken: the rules every game plays by. On
+        places (card_order.py), as the house rules of play reason."""
+        return play_rules.plain_legal(self._order.places(hand), self._led_suit if self._trick else -1, self._broken,
                                       self.rules.spades_must_break)
 
-    def _trick_context(self) -> tuple[bool, int, Card]:
-        """What the house rules of play look at: first trick?, the suit led (-1: none yet), the top spade."""
+    def _trick_context(self) -> tuple[bool, int, int]:
+        """What the house rules of play look at: first trick?, the suit led (-1: none yet), the top
+        spade's place (-1: none)."""
         led = self._led_suit if self._trick else -1
-        return self._tricks_left == self.tricks_per_hand, led, play_rules.highest_spade(self._trick)
+        place = self._place
+        best = max((place[card] for _, card in self._trick if place[card] & BASE >= FIRST_SPADE),
+                   key=lambda at: at & BASE, default=-1)
+        return self._tricks_left == self.tricks_per_hand, led, best
 
     def _held(self, seat: int, cards: Sequence[Card]) -> Sequence[Card]:
         """Two decks: each card named as the copy the seat holds, the first copy while it holds both
@@ -89,7 +95,7 @@ class TrickPlay(HandEnd):
         if not legal:
             return None
         plain = self._plain_legal(self._hands[seat])
-        dropped = plain & ~legal
+        dropped = plain & ~self._order.places(legal)
         if not dropped:
             return None
         return play_rules.refusal(self.rules, plain, *self._trick_context(), dropped.bit_length() - 1)
@@ -102,15 +108,16 @@ class TrickPlay(HandEnd):
         hand = self._hands[seat]
         if not hand >> card & 1:
             raise IllegalCard(f"You don't have the {card_label(card)}.")
+        order = self._order
         if self._trick:
             led = self._led_suit
-            if SUIT_OF[card] != led and hand & SUIT_MASKS[led]:
+            if order.suit_of(card) != led and hand & order.suit_masks[led]:
                 raise IllegalCard(f"You must follow {SUIT_NAMES[led]}.")
-        elif (card & BASE >= FIRST_SPADE and self.rules.spades_must_break and not self._broken
-              and hand & NON_SPADE_MASK):
+        elif (order.spades >> card & 1 and self.rules.spades_must_break and not self._broken
+              and hand & order.non_spades):
             raise IllegalCard("Spades haven't been broken: lead another suit.")
         if self._narrowed:
-            reason = play_rules.refusal(self.rules, self._plain_legal(hand), *self._trick_context(), card)
+            reason = play_rules.refusal(self.rules, self._plain_legal(hand), *self._trick_context(), self._place[card])
             if reason:
                 raise IllegalCard(reason)
 
@@ -127,7 +134,7 @@ class TrickPlay(HandEnd):
         event = self._put(seat, card)
         self._events.append(event)
         if (self.rules.fast_finish and not self._trick and self._phase is Phase.PLAYING
-                and fast_finish.settled(self.rules, self._hands, self._trick_leader, self._broken)):
+                and fast_finish.settled(self.rules, self._place_hands(), self._trick_leader, self._broken)):
             self.fast_finish()
         return event
 
@@ -142,16 +149,17 @@ class TrickPlay(HandEnd):
         event = CardPlayed(seat, card)
         self._hands[seat] ^= 1 << card
         trick = self._trick
+        place = self._place[card]
         if not trick:
             self._trick_leader = seat
-            self._led_suit = SUIT_OF[card]
+            self._led_suit = SUIT_OF[place]
         trick.append((seat, card))
-        if card & BASE >= FIRST_SPADE:
+        if place & BASE >= FIRST_SPADE:
             self._broken = True
         if len(trick) < self.seats:
             self._turn = (seat + 1) % self.seats
             return event
-        winner = _trick_winner(trick, self._led_suit, self.rules.identical == "last")
+        winner = _trick_winner(trick, self._led_suit, self._place, self.rules.identical == "last")
         self._tricks_won[winner] += 1
         self._log[-1].tricks.append(TrickLog(self._trick_leader, tuple(trick), winner))
         self._trick = []
@@ -161,6 +169,11 @@ class TrickPlay(HandEnd):
         if not self._tricks_left:
             self._finish_hand()
         return event
+
+    def _place_hands(self) -> list[int]:
+        """The hands as masks of places (card_order.py), as the fast finish's search reasons."""
+        order = self._order
+        return [order.places(hand) for hand in self._hands] if order.moved else self._hands
 
     def verify_fast_finish(self, tricks: int | None = None) -> None:
         """Between tricks, with fast_finish on: the rest of the hand must be settled (``tricks``, from
@@ -173,7 +186,7 @@ class TrickPlay(HandEnd):
             raise IllegalAction("A hand can only play itself out between tricks.")
         if tricks is not None and tricks != self._tricks_left:
             raise IllegalAction(f"{self._tricks_left} tricks are left, not {tricks}.")
-        if not fast_finish.settled(self.rules, self._hands, self._trick_leader, self._broken):
+        if not fast_finish.settled(self.rules, self._place_hands(), self._trick_leader, self._broken):
             raise IllegalAction("The rest of the hand isn't settled: the cards played can still change who wins.")
 
     def can_fast_finish(self) -> bool:

@@ -14,6 +14,7 @@ from enum import StrEnum
 from typing import NamedTuple
 
 from bot.engine import play_rules
+from bot.engine.card_order import card_order
 from bot.engine.cards import Card, cards_of
 from bot.engine.draw import Draw, DrawLog
 from bot.engine.errors import BadRecord, EngineError, IllegalAction, NotYourTurn, WrongPhase
@@ -87,7 +88,9 @@ class GameState:
         "_log",
         "_names",
         "_narrowed",
+        "_order",
         "_phase",
+        "_place",
         "_seat_side",
         "_side_bags",
         "_side_scores",
@@ -155,7 +158,10 @@ class GameState:
         self._side_bags = [0] * self.sides
         self._ended: Ending | None = None
         self._winners: tuple[int, ...] = ()
-        self._narrowed = play_rules.restricts_play(rules)
+        self._order = card_order(rules)
+        self._place = self._order.place  # read per card played: one lookup saved
+        # Anything but the standard rules of play and order leaves the inlined hot path (game_play).
+        self._narrowed = play_rules.restricts_play(rules) or not self._order.standard
         self._to_pass = [0] * self.seats  # cards each seat still passes (nil_pass)
         self._escrow = [0] * self.seats  # cards a seat has passed, until its partner has too
         self._twins = mode is Mode.SIX  # two decks: a card named may be either copy

@@ -28,6 +28,8 @@ FOUR_SEAT_JOKER_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in
 # Six players: two decks without their 2♣, 102 cards, 17 each; the second deck's cards are copies.
 SIX_DECK: tuple[Card, ...] = tuple(c + copy for copy in (0, SECOND_COPY) for c in STANDARD_DECK if c != TWO_OF_CLUBS)
 SIX_SIDES = {"solo": 6, "pairs": 3, "trios": 2}  # seat s is on side s % sides: 1+4, 2+5, 3+6 or 1, 3, 5
+# trumps=jokers_deuces outside cutthroat: both jokers in, the 2♣ and 2♥ out (the 2♦ is a top spade).
+JOKERS_DEUCES_DECK: tuple[Card, ...] = tuple(c for c in JOKER_DECK if c not in (CLUBS * 13, HEARTS * 13))
 DUO_HAND = 13  # the draw leaves each of the two players 13 cards and 26 discarded
 
 
@@ -37,6 +39,8 @@ def deck_for(mode: Mode, rules: Rules) -> tuple[Card, ...]:
         return FIVE_DECK
     if mode is Mode.SIX:
         return SIX_DECK
+    if rules.trumps == "jokers_deuces":  # 54 cards, 18 each, in cutthroat
+        return JOKER_DECK if mode is Mode.CUTTHROAT else JOKERS_DEUCES_DECK
     if not rules.jokers:
         return STANDARD_DECK
     return JOKER_DECK if mode is Mode.CUTTHROAT else FOUR_SEAT_JOKER_DECK
@@ -49,6 +53,11 @@ def sides_for(mode: Mode, rules: Rules) -> int:
     if mode is Mode.SIX:
         return SIX_SIDES[rules.teams]
     return mode.seats
+
+
+def sets_aside(mode: Mode, rules: Rules) -> bool:
+    """Cutthroat's 52 cards leave one over, set aside each hand; with the jokers in, 54 deal evenly."""
+    return mode is Mode.CUTTHROAT and len(deck_for(mode, rules)) % mode.seats != 0
 
 
 def deck_mask_for(mode: Mode, rules: Rules) -> int:

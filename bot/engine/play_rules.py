@@ -1,7 +1,8 @@
 """The house rules of card play (RULES.md, "Cards and play"): who leads first, and the first-trick
 and overtrump restrictions (the deck each mode and rule set plays with is `modes.deck_for`).
 
-Pure functions over bitmasks, shared by the engine and the search simulator (``bot/ai/sim.py``) so
+Pure functions over bitmasks of places (bot/engine/card_order.py; under the standard trumps, the
+cards themselves), shared by the engine and the search simulator (``bot/ai/sim.py``) so
 the two can't drift. :func:`narrow` is on the hot path of search; :func:`refusal` only explains.
 """
 
@@ -9,10 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from bot.engine.card_order import card_order
 from bot.engine.cards import (
-    BASE,
     CLUBS,
-    FIRST_SPADE,
     NON_SPADE_MASK,
     SECOND_COPY,
     SPADE_MASK,
@@ -39,10 +39,11 @@ def first_leader(rules: Rules, hands: Sequence[int], left_of_dealer: int) -> int
     the lowest club dealt (the 2♣ unless it is out of the deck or set aside); of two identical
     lowest clubs (six), the first holder clockwise from the dealer's left."""
     if rules.first_lead == "two_clubs":
+        clubs = card_order(rules).suit_masks[CLUBS]  # deuces_high plays the 2♣ as a spade: the 3♣ leads
         seats = len(hands)
         for club in range(13):
             for seat in (s % seats for s in range(left_of_dealer, left_of_dealer + seats)):
-                if fold(hands[seat]) >> club & 1:
+                if fold(hands[seat]) >> club & clubs >> club & 1:
                     return seat
     return left_of_dealer
 
@@ -55,11 +56,6 @@ def plain_legal(hand: int, led: int, broken: bool, must_break: bool) -> int:
     if must_break and not broken:
         return hand & NON_SPADE_MASK or hand
     return hand
-
-
-def highest_spade(trick: Sequence[tuple[int, Card]]) -> Card:
-    """The highest spade on a trick, or -1."""
-    return max((card for _, card in trick if card & BASE >= FIRST_SPADE), key=lambda card: card & BASE, default=-1)
 
 
 def narrow(rules: Rules, legal: int, first_trick: bool, led: int, best_spade: Card) -> int:
@@ -78,11 +74,12 @@ def refusal(rules: Rules, legal: int, first_trick: bool, led: int, best_spade: C
         narrowed = _first_trick(rules.first_trick, legal, led)
         if not narrowed >> card & 1:
             if rules.first_trick == "lowest_club":
-                return f"On the first trick you must play your lowest club, {card_label(narrowed.bit_length() - 1)}."
+                lowest = card_order(rules).card[narrowed.bit_length() - 1]
+                return f"On the first trick you must play your lowest club, {card_label(lowest)}."
             return "On the first trick you can't play a spade while you hold another suit."
         legal = narrowed
     if rules.must_overtrump and not _overtrump(legal, led, best_spade, rules.identical == "last") >> card & 1:
-        return f"You can beat the {card_label(best_spade)}, so you must: play a higher spade."
+        return f"You can beat the {card_label(card_order(rules).card[best_spade])}, so you must: play a higher spade."
     return None
 
 

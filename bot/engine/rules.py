@@ -108,6 +108,9 @@ OPTIONS: dict[str, _Option] = {
                      help="six: each for themselves, three pairs (seats 1+4, 2+5, 3+6) or two trios (1, 3, 5)"),
     "identical": _Option("choice", choices=("first", "last"),
                          help="six: of two identical cards on a trick, the first or the last played ranks higher"),
+    # House rules of trumps (RULES.md "Cards and play"; bot/engine/card_order.py)
+    "trumps": _Option("choice", choices=("standard", "deuces_high", "jokers_deuces"),
+                      help="the top spades: deuces high (2♠ 2♦ 2♣ 2♥), or jokers and deuces (jokers, 2♠, 2♦)"),
 }
 
 # Options whose default changed how every game plays, and how games played before they existed.
@@ -116,6 +119,8 @@ _BEFORE_IT_EXISTED: dict[str, object] = {"fast_finish": False}
 # Jokers replace the 2♣ and 2♦ in four-seat modes; other modes have no reading for them.
 _JOKER_MODES = frozenset({"cutthroat", "solo", "partners"})
 _TEAM_MODES = frozenset({"partners"})  # where nil_pass has partners to pass to
+# The trump orders need the four deuces (jokers_deuces: and room for the jokers) in the deck.
+_TRUMPS_MODES = frozenset({"cutthroat", "solo", "partners", "duo"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +164,8 @@ class Rules:
     # House rules, six players
     teams: str = "solo"
     identical: str = "first"
+    # House rules of trumps
+    trumps: str = "standard"
 
     def __post_init__(self) -> None:
         for name, option in OPTIONS.items():
@@ -196,6 +203,11 @@ class Rules:
         refused = self._six_refusal(mode)
         if refused:
             raise RuleError(refused)
+        if self.trumps != "standard" and self.jokers:
+            raise RuleError(f"trumps={self.trumps} sets the top spades itself: use jokers=false.")
+        if self.trumps != "standard" and mode.value not in _TRUMPS_MODES:
+            raise RuleError(f"trumps={self.trumps} needs the four deuces, and {mode.value} plays without some: "
+                            "use trumps=standard.")
         if self.nil_pass != "off" and mode.value not in _TEAM_MODES and self.teams != "pairs":
             raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
         if self.blind_bids and mode.draws:

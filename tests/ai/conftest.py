@@ -26,6 +26,11 @@ RULE_SETS: list[tuple[str, Rules]] = [
     ("six", Rules(teams="solo", blind_nil_deficit=0)),
     ("six", Rules(teams="pairs", identical="last", nil_pass="one_two", must_overtrump=True, blind_nil_deficit=0)),
     ("six", Rules(teams="trios", identical="last", first_lead="two_clubs", first_trick="lowest_club")),
+    # trumps: the players see cards as places (bot/ai/places.py)
+    ("partners", Rules(trumps="jokers_deuces", bidding="suicide", nil_pass="one_two", blind_nil_deficit=0)),
+    ("cutthroat", Rules(trumps="jokers_deuces", leftover="two_clubs")),
+    ("solo", Rules(trumps="deuces_high", must_overtrump=True, first_lead="two_clubs", first_trick="lowest_club")),
+    ("duo", Rules(trumps="deuces_high", bidding="whiz")),
 ]
 
 

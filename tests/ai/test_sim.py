@@ -6,8 +6,10 @@ import random
 
 import pytest
 
+from bot.ai.places import in_places
 from bot.ai.sim import PlayState
 from bot.engine import Mode, Phase, seat_view
+from bot.engine.card_order import card_order
 from tests.ai.conftest import RULE_SETS, random_positions
 
 
@@ -18,16 +20,18 @@ def test_simulator_plays_like_the_engine(mode, rules):
     for game, view in random_positions(mode, rules.with_options(fast_finish=False), seed=7, hands=3):
         if view.phase is not Phase.PLAYING or view.trick or view.tricks:
             continue
-        # The start of a hand's play: mirror the whole hand in the simulator, card by card.
-        hands = [game.hand_mask(s) for s in range(game.seats)]
-        state = PlayState.from_view(view, hands=hands)
+        # The start of a hand's play: mirror the whole hand in the simulator, card by card; the
+        # simulator plays on places (bot/ai/places.py: the cards themselves under standard trumps).
+        order = card_order(rules)
+        hands = [order.places(game.hand_mask(s)) for s in range(game.seats)]
+        state = PlayState.from_view(in_places(view), hands=hands)
         while game.phase is Phase.PLAYING:
             seat = game.turn
             assert seat == state.turn
-            assert state.legal(seat) == game.legal_mask(seat)
+            assert state.legal(seat) == order.places(game.legal_mask(seat))
             card = rng.choice(game.legal_cards(seat))
             game.play(seat, card)
-            state.play(card)
+            state.play(order.place[card])
             assert tuple(state.won) == game.tricks_won or game.phase is not Phase.PLAYING
         result = game.hand_logs[-1].result
         assert result is not None

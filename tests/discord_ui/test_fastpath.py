@@ -422,8 +422,11 @@ async def test_a_new_lobby_is_what_discord_py_sends_for_the_same_answer(
     live, text = _lobby("lobby"), "**Cutthroat Spades** · alice · waiting for two more"
     ids: list[int] = []
 
+    view = lobby_view(live)
+    assert view is not None
+
     async def theirs(interaction: discord.Interaction[Any]) -> None:
-        await interaction.response.send_message(text, view=lobby_view(live))
+        await interaction.response.send_message(text, view=view)
 
     async def ours(edits: fastpath.FastEdits, interaction: discord.Interaction[Any]) -> None:
         ids.append(await edits.announce(interaction, text, lobby_rows(live)))

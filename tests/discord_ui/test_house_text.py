@@ -18,7 +18,7 @@ from tests.engine.helpers import deal, play_out
 MAX_CONTENT = 2000
 EVERY_HOUSE_RULE = Rules(bidding="fredieu", min_bid=4, ten_for_200=True, ten_for_200_loss=100, moon=True,
                          double_nil="double", blind_bids=True, overtricks="quicksand", double_back=True,
-                         seven_bonus=True, last_trick=True)
+                         seven_bonus=True, last_trick=True, trumps="deuces_high")
 
 
 def _live(mode: Mode, rules: Rules, game: Game | None = None) -> LiveGame:
@@ -34,7 +34,8 @@ def test_every_house_rule_has_one_plain_line_with_its_figures():
     assert len(lines) == len(HOUSE_RULES)
     text = "\n".join(lines)
     for words in ("nil, blind nil, or at least 4", "Least bid 4", "+200", "−100", "win the game at once",
-                  "twice their nil values", "+20", "−10 for each trick over", "−20", "+10** more", "last trick"):
+                  "twice their nil values", "+20", "−10 for each trick over", "−20", "+10** more", "last trick",
+                  "2♠ 2♦ 2♣ 2♥ above the A♠"):
         assert words in text, words
     assert house_rule_lines(Rules()) == []
 
@@ -43,6 +44,12 @@ def test_rules_text_lists_house_rules_in_force_and_stays_within_a_message():
     text = help_text.rules_text(Mode.PARTNERS, EVERY_HOUSE_RULE, "The rules of this game")
     assert "**House rules:**" in text and "**Quicksand:**" in text and len(text) <= MAX_CONTENT
     assert "`overtricks`" not in text, "a house rule is said in words, not as an option line"
+    # So many house rules leave room only for the options changed (none, then mercy) on the options line.
+    assert text.endswith("**Options:** standard")
+    crowded = help_text.rules_text(Mode.PARTNERS, EVERY_HOUSE_RULE.with_options(mercy=100), "The rules of this game")
+    assert crowded.endswith("**Options** (the others standard): `mercy`=100") and len(crowded) <= MAX_CONTENT
+    few = help_text.rules_text(Mode.PARTNERS, Rules(last_trick=True), "Rules")
+    assert "`nil_pass`=off" in few, "with room, every option's value is listed"
     assert "**Bags:** none." in text and "(a bag)" not in text
     plain = help_text.rules_text(Mode.PARTNERS, Rules(), "Rules")
     assert "House rules" not in plain and "every 10 bags cost 100 points" in plain
@@ -91,3 +98,11 @@ def test_a_far_behind_player_is_offered_blind_bids_on_the_panel_and_by_typing():
     assert "a **blind bid** of 1–7" in render.panel_status(seat_view(live.game, seat))
     assert parse_bid("blind 3") == (3, True) and parse_bid("Blind nil") == (0, True)
     assert parse_card("AS") == 51  # the same typing rules as cards: nothing else changed
+
+
+def test_a_hand_shows_the_top_spades_of_the_trump_orders_among_the_spades():
+    hand = [parse_card(c) for c in "2D AS BJ 3D 2S 2C".split()]
+    assert render.hand_text(hand, " · ", "jokers_deuces") == "♠ Big🃏 2 2♦ A · ♣ 2 · ♦ 3"
+    assert render.hand_text(hand, " · ") == "♠ Big🃏 A 2 · ♣ 2 · ♦ 3 2"
+    deuces = [parse_card(c) for c in "2D AS 3D 2S 2C 2H".split()]
+    assert render.hand_text(deuces, " · ", "deuces_high") == "♠ 2 2♦ 2♣ 2♥ A · ♦ 3"

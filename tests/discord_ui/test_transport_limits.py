@@ -52,10 +52,15 @@ def test_thousands_of_webhooks_at_once_keep_the_newest_buckets_without_a_pass_pe
         monkeypatch: pytest.MonkeyPatch) -> None:
     """Every interaction has its own webhook, so its own buckets: more of them current at once than
     the state keeps must cost a pruning pass now and then, not one per answer."""
-    clock, passes = Clock(), []
+    clock, passes = Clock(), list[int]()
     limits = RateLimits(clock=clock)
     newest = limits_module._newest
-    monkeypatch.setattr(limits_module, "_newest", lambda kept: passes.append(len(kept)) or newest(kept))
+
+    def counted(kept: dict[str, Any]) -> dict[str, Any]:
+        passes.append(len(kept))
+        return newest(kept)
+
+    monkeypatch.setattr(limits_module, "_newest", counted)
     calls = 3 * limits_module.BUCKETS_KEPT
     for i in range(calls):  # all still current: none has reset
         limits.note(f"PATCH /webhooks/1/t{i}/messages/{{id}}", 200,

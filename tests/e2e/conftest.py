@@ -43,13 +43,21 @@ Style = Literal["command", "panel"]
 ROTATION: tuple[Style, ...] = ("panel", "command", "panel", "panel")  # every player types now and then
 
 
+JOKER_LABELS = {"Big🃏": "BJ", "Little🃏": "LJ"}
+JOKER_WORDS = {"BJ": "big joker", "LJ": "little joker"}
+
+
 def card_code(label: str) -> str:
-    """A button label (``10♥``) in record form (``10H``)."""
-    return label[:-1] + SUIT_LETTERS[label[-1]]
+    """A button label (``10♥``, ``Big🃏``) in record form (``10H``, ``BJ``)."""
+    return JOKER_LABELS.get(label) or label[:-1] + SUIT_LETTERS[label[-1]]
 
 
 def card_texts(code: str) -> list[str]:
-    """The ways a player may type one card: ``AS``, ``as``, ``A♠``, ``ace of spades``."""
+    """The ways a player may type one card: ``AS``, ``as``, ``A♠``, ``ace of spades`` (a joker:
+    ``BJ``, ``bj``, ``Big🃏``, ``big joker``)."""
+    if code in JOKER_WORDS:
+        label = next(shown for shown, joker in JOKER_LABELS.items() if joker == code)
+        return [code, code.lower(), label, JOKER_WORDS[code]]
     rank, suit = code[:-1], code[-1]
     symbol = next(s for s, letter in SUIT_LETTERS.items() if letter == suit)
     return [code, code.lower(), rank + symbol, f"{RANK_WORDS[rank]} of {SUIT_WORDS[suit]}"]

@@ -6,15 +6,29 @@ from __future__ import annotations
 
 import pytest
 
+from devkit.fake_discord import FakeMessage
 from tests.e2e.conftest import Spades, Table, game_over_message
 from tests.record_check import check_record
 
 FAST = [{"BOT_MOVE_DELAY": "0"}]
 
 
-def _non_nil(table: Table, user: object, legal: list[str]) -> str:
+def non_nil(table: Table, user: object, legal: list[str]) -> str:
     """People here never volunteer a nil: under suicide the bot then bids their partner's."""
     return "4" if "4" in legal else legal[0]
+
+
+async def start_with_two_computers(spades: Spades, table: Table, lobby: FakeMessage) -> None:
+    """The table's second person joins, its host adds two normal computer players and starts."""
+    host, other = table.players
+    await spades.click(other, lobby, f"spades:lobby:{table.game_id}:join")
+    for _ in range(2):
+        await spades.command(host, table.channel, "addbot", level="normal")
+    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
+    answer = await spades.command(host, table.channel, "start")
+    assert answer.ephemeral and "Dealing!" in answer.content
+    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
+    table.read_seats()
 
 
 @pytest.mark.parametrize("bot_env", FAST)
@@ -22,17 +36,10 @@ async def test_a_partners_game_under_suicide(spades: Spades) -> None:
     alice, bob = spades.member("Alice"), spades.member("Bob")
     channel = spades.channel("suicide")
     assert "Suicide" in await spades.choices(alice, channel, "new", "rules", "sui")
-    table = Table(spades, channel, [alice, bob], bid_policy=_non_nil)
+    table = Table(spades, channel, [alice, bob], bid_policy=non_nil)
     lobby = await table.open(alice, mode="partners", rules="Suicide", target=50, mercy=50)
     assert "**Suicide:** in each team one player bids nil" in lobby.text
-    await spades.click(bob, lobby, f"spades:lobby:{table.game_id}:join")
-    for _ in range(2):
-        await spades.command(alice, channel, "addbot", level="normal")
-    await spades.fake.wait_until(lambda: "Every seat is taken" in lobby.content, what="a full lobby")
-    answer = await spades.command(alice, channel, "start")
-    assert answer.ephemeral and "Dealing!" in answer.content
-    await table.wait_table(lambda m: "▶ **" in m.text, "the table")
-    table.read_seats()
+    await start_with_two_computers(spades, table, lobby)
     assert "bidding=suicide" in table.table_message().text  # the footer names the rules
 
     await table.play_moves()

@@ -102,17 +102,23 @@ rule_sets = st.builds(
     nil_pass=st.sampled_from(["off", "one_two"]),
     teams=st.sampled_from(["solo", "pairs", "trios"]),
     identical=st.sampled_from(["first", "last"]),
+    trumps=st.sampled_from(["standard", "deuces_high", "jokers_deuces"]),
 )
 
 
 def fit_mode(mode: Mode, rules: Rules) -> Rules:
     """Drop what the mode refuses: nil passing needs teams of two; duo, five and six deal no jokers;
-    teams and identical are six's."""
+    teams and identical are six's; five and six have not the four deuces the trump orders need;
+    those orders set the top spades without jokers."""
     if mode is not Mode.SIX:
         rules = rules.with_options(teams="solo", identical="first")
     if mode is not Mode.PARTNERS and rules.teams != "pairs":
         rules = rules.with_options(nil_pass="off")
     if mode in (Mode.DUO, Mode.FIVE, Mode.SIX):
+        rules = rules.with_options(jokers=False)
+    if mode in (Mode.FIVE, Mode.SIX):
+        rules = rules.with_options(trumps="standard")
+    if rules.trumps != "standard":
         rules = rules.with_options(jokers=False)
     return rules
 

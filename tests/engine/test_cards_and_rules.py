@@ -63,7 +63,7 @@ def test_rules_defaults_match_rules_md():
         "double_nil": "separate", "blind_bids": False, "overtricks": "bags", "double_back": False,
         "seven_bonus": False, "last_trick": False,
         "first_lead": "dealer_left", "first_trick": "free", "must_overtrump": False, "fast_finish": True,
-        "nil_pass": "off",
+        "nil_pass": "off", "trumps": "standard",
         "teams": "solo", "identical": "first",
     }
 

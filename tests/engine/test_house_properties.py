@@ -36,6 +36,7 @@ house_rule_sets = st.builds(
     last_trick=st.booleans(),
     teams=st.sampled_from(["solo", "pairs", "trios"]),
     identical=st.sampled_from(["first", "last"]),
+    trumps=st.sampled_from(["standard", "deuces_high", "jokers_deuces"]),
 )
 
 

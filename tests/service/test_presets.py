@@ -29,8 +29,8 @@ async def test_a_server_saves_its_rules_as_a_preset_and_deletes_it(harness: Harn
     presets = service.presets
     await service.update_settings(GUILD, {"last_trick": "on", "seven_bonus": "on"})
     assert await presets.save(GUILD, "  Friday   night ") == ("Friday night", {"last_trick": True, "seven_bonus": True})
-    assert await presets.choices(GUILD, "") == ["Whiz", "Mirrors", "Suicide", "Short game", "No deductions",
-                                                 "Friday night"]
+    assert await presets.choices(GUILD, "") == ["Whiz", "Mirrors", "Suicide", "Jokers & deuces", "Short game",
+                                                 "No deductions", "Friday night"]
     assert await presets.choices(GUILD, "NIGHT") == ["Friday night"]
     assert await presets.choices(GUILD, "", own=True) == ["Friday night"]
     live = await service.new_lobby(GUILD, CHANNEL, ALICE, "alice", "solo",

@@ -148,17 +148,17 @@ def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
         blind += [f"blind{b}" for b in range(1, BLIND_BID_MAX + 1)] if view.rules.blind_bids else []
         parts += rows([bid_button(game_id, bid) for bid in blind] + [reveal_button(game_id)])
     elif view.phase is Phase.DRAWING:
-        parts.append(Text(render.hand_text(view.hand, "\n")))
+        parts.append(Text(render.hand_text(view.hand, "\n", view.rules.trumps)))
         if my_turn and view.drawn is not None:
             parts.append(Row((draw_button(game_id, "keep"), draw_button(game_id, "discard"))))
     elif view.phase is Phase.BIDDING:
-        parts.append(Text(render.hand_text(view.hand, "\n")))
+        parts.append(Text(render.hand_text(view.hand, "\n", view.rules.trumps)))
         if my_turn:
             bids = [bid_button(game_id, "blind")] if view.can_blind_nil else []
             parts += rows(bids + [bid_button(game_id, str(bid)) for bid in view.legal_bids])
     elif view.hand:
         legal = set(view.hand if view.to_pass else view.legal_cards) if my_turn else set()  # to_pass: nil_pass
-        for _, cards in render.suit_groups(view.hand):
+        for _, cards in render.suit_groups(view.hand, view.rules.trumps):
             parts.append(Cards(game_id, cards, tuple(card in legal for card in cards)))
     if my_turn and view.phase is not Phase.DRAWING and hints_refusal(live) is None:
         parts.append(Row((hint_button(game_id),)))

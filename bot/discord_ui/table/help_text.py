@@ -5,7 +5,7 @@ from __future__ import annotations
 from bot.discord_ui.table.house_text import HOUSE_OPTIONS, house_rule_lines
 from bot.discord_ui.table.modes_text import deal_text, not_in_mode
 from bot.discord_ui.table.render import MODE_ONLY, MODE_OPTIONS, option_value
-from bot.discord_ui.text import MODE_TITLES, number
+from bot.discord_ui.text import MESSAGE_LIMIT, MODE_TITLES, number
 from bot.engine import OPTIONS, Mode, Rules
 
 HELP_TEXT = """\
@@ -64,7 +64,14 @@ def rules_text(mode: Mode, rules: Rules, title: str) -> str:
                      HOUSE_OPTIONS and (name not in MODE_ONLY or name in MODE_OPTIONS[mode])
                      and not not_in_mode(mode, name)]
     if house:  # the house rules' lines take the room the options' explanations had
-        lines.append("**Options:** " + " · ".join(f"`{n}`={option_value(getattr(rules, n))}" for n, _ in shown_options))
+        compact = "**Options:** " + " · ".join(f"`{n}`={option_value(getattr(rules, n))}" for n, _ in shown_options)
+        if len("\n".join(lines)) + 1 + len(compact) > MESSAGE_LIMIT:  # many house rules: the changed ones only
+            standard = Rules()
+            changed = [f"`{n}`={option_value(getattr(rules, n))}" for n, _ in shown_options
+                       if getattr(rules, n) != getattr(standard, n)]
+            compact = (f"**Options** (the others standard): {' · '.join(changed)}" if changed
+                       else "**Options:** standard")
+        lines.append(compact)
     else:
         lines.append("**Options:**")
         lines += [f"• `{name}` = {option_value(getattr(rules, name))} — {option.help}"

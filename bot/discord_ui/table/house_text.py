@@ -29,6 +29,13 @@ _OVERTRICKS = {
                  "(not a trick bid); no bag penalty.",
 }
 
+_TRUMPS = {
+    "deuces_high": "**Deuces high:** the four 2s are the top spades, 2♠ 2♦ 2♣ 2♥ above the A♠; a 2♦, 2♣ "
+                   "or 2♥ is a spade (it follows spades, trumps, breaks spades).",
+    "jokers_deuces": "**Jokers & deuces:** big joker, little joker, 2♠ and 2♦ are the top spades, above the "
+                     "A♠; the 2♦ is a spade. 2♣ and 2♥ are out (cutthroat keeps them: 18 cards each).",
+}
+
 HOUSE_RULES: dict[str, Callable[[Rules], str]] = {
     "bidding": lambda r: _BIDDING[r.bidding],
     "min_bid": lambda r: f"**Least bid {r.min_bid}:** a contract (a team's, in team modes) is at least "
@@ -48,6 +55,7 @@ HOUSE_RULES: dict[str, Callable[[Rules], str]] = {
     "seven_bonus": lambda r: "**Seven or more:** a made contract of 7+ scores **+10** more for each trick "
                              "bid above 6.",
     "last_trick": lambda r: f"**Last trick:** **+{LAST_TRICK_BONUS}** to whoever takes the last trick.",
+    "trumps": lambda r: _TRUMPS[r.trumps],
 }
 
 

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from bot.discord_ui.text import NBSP, SEP
 from bot.engine import Mode, Rules, SeatView, TableView, card_label
+from bot.engine.modes import tricks_for
 
 # Options that mean nothing in a mode: not listed in its rules nor its lobby line.
 NOT_IN_MODE: dict[Mode, frozenset[str]] = {
@@ -25,7 +26,7 @@ DRAW_WAYS = "**Keep** or **Discard** on your panel, or type `/spades draw keep:y
 def deal_text(mode: Mode, rules: Rules) -> str:
     """Who plays and how the cards come, in a few words."""
     return {
-        Mode.CUTTHROAT: f"3 players, each for themselves, {18 if rules.jokers else 17} cards each",
+        Mode.CUTTHROAT: f"3 players, each for themselves, {tricks_for(mode, rules)} cards each",
         Mode.SOLO: "4 players, each for themselves, 13 cards each",
         Mode.PARTNERS: "4 players in two teams (partners sit opposite), 13 cards each",
         Mode.DUO: ("2 players, each for themselves; no deal: in turn each draws a card and keeps it "

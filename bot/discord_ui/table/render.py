@@ -41,6 +41,7 @@ from bot.engine import (
     fast_finish,
     nil_pass,
 )
+from bot.engine.card_order import ORDERS, card_order
 from bot.engine.cards import SUIT_NAMES, SUIT_OF, SUIT_SYMBOLS
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
@@ -94,18 +95,22 @@ def rules_summary(rules: Rules, mode: Mode | None = None) -> str:
 
 # ---------------------------------------------------------------------------------- cards
 @functools.lru_cache(maxsize=4096)
-def suit_groups(cards: tuple[Card, ...]) -> tuple[tuple[int, tuple[Card, ...]], ...]:
-    """Cards by suit in display order, high to low within a suit (jokers lead the spades). A hand
-    is drawn again at every move of the others: remembered by its cards."""
+def suit_groups(cards: tuple[Card, ...], trumps: str = "standard") -> tuple[tuple[int, tuple[Card, ...]], ...]:
+    """Cards by the suit they play as, in display order, high to low within a suit (jokers and,
+    under ``trumps``, deuces lead the spades). A hand is drawn again at every move of the others:
+    remembered by its cards."""
+    place = ORDERS[trumps].place
     by_suit: dict[int, list[Card]] = {}
-    for card in display_sorted(cards):
-        by_suit.setdefault(SUIT_OF[card], []).append(card)
+    for card in display_sorted(cards, place):
+        by_suit.setdefault(SUIT_OF[place[card]], []).append(card)
     return tuple((suit, tuple(by_suit[suit])) for suit in SUIT_DISPLAY_ORDER if suit in by_suit)
 
 
-def hand_text(cards: Sequence[Card], separator: str = " · ") -> str:
-    """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``."""
-    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) for c in group)}" for suit, group in suit_groups(tuple(cards))]
+def hand_text(cards: Sequence[Card], separator: str = " · ", trumps: str = "standard") -> str:
+    """Cards by suit, high to low: ``♠ A K 4 · ♥ Q 10``; a deuce played as a spade keeps its own
+    suit's symbol among the spades (``♠ 2 2♦ A K``)."""
+    groups = [f"{SUIT_SYMBOLS[suit]} {' '.join(_rank(c) if SUIT_OF[c] == suit else card_label(c) for c in group)}"
+              for suit, group in suit_groups(tuple(cards), trumps)]
     return separator.join(groups) or "(no cards)"
 
 
@@ -269,8 +274,9 @@ def panel_status(view: SeatView) -> str:
         if view.rules.spades_must_break and not view.spades_broken and len(view.legal_cards) < len(view.hand):
             return "**Your lead.** Spades aren't broken yet."
         return "**Your lead.**"
-    led = SUIT_OF[view.trick[0][1]]
-    follow = any(SUIT_OF[c] == led for c in view.hand)
+    order = card_order(view.rules)
+    led = order.suit_of(view.trick[0][1])
+    follow = any(order.suit_of(c) == led for c in view.hand)
     how = f"follow {SUIT_SYMBOLS[led]}" if follow else f"no {SUIT_NAMES[led]}: play anything"
     led_line = f"**Your turn:** {shown(view.names[view.trick[0][0]])} led {card_label(view.trick[0][1])}"
     return f"{led_line}. {view.play_note}" if view.play_note else f"{led_line}, {how}."
@@ -290,8 +296,8 @@ def panel_details(view: SeatView) -> str:
         bids = [f"{names[s]} {_bid_word(view, s)}" for s in range(view.seats) if view.bids[s] is not None]
         lines.append("Bids: " + (" · ".join(bids) if bids else "none yet"))
     if view.passed:  # nil_pass: what went, and (once both chose) what came
-        came = f" · received {hand_text(view.received, ' ')}" if view.received else ""
-        lines.append(f"-# You passed {hand_text(view.passed, ' ')}{came}")
+        came = f" · received {hand_text(view.received, ' ', view.rules.trumps)}" if view.received else ""
+        lines.append(f"-# You passed {hand_text(view.passed, ' ', view.rules.trumps)}{came}")
     bid = _bid_word(view, view.seat) if view.bids[view.seat] is not None else "—"
     lines.append(f"-# You: bid {bid} · won {view.tricks_won[view.seat]} · {points(view.scores[view.seat])} · "
                  f"{plural(view.bags[view.seat], 'bag')}")
@@ -312,7 +318,7 @@ def dm_text(view: SeatView, table_link: str) -> str:
     """The dealt hand by direct message, sorted, with a link to the table: sent once a deal and
     never edited (the live panel follows the cards as they are played). No buttons."""
     title = f"**Your hand** · {MODE_TITLES[view.mode]} Spades · hand {view.hand_number}"
-    hand = hand_text(view.hand, "\n")
+    hand = hand_text(view.hand, "\n", view.rules.trumps)
     return f"{title}\n{hand}\nPlay at the table: {table_link}"
 
 

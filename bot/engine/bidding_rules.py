@@ -9,12 +9,13 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, NamedTuple
 
+from bot.engine.rules import NO_BLIND
+
 if TYPE_CHECKING:
     from bot.engine.rules import Rules
 
 BLIND_BID_MAX = 7  # trailing blind bids go from 1 to 7 (file 003, "Blind bidding")
 LEAST_BESIDE_NIL = 4  # suicide's non-nil bidder and every fredieu bid but nil: "at least 4"
-NO_BLIND = ("whiz", "mirrors")  # "no blind bids" under these
 
 
 class BidContext(NamedTuple):
@@ -25,21 +26,6 @@ class BidContext(NamedTuple):
     spades: int  # trumps the bidder holds (whiz, mirrors)
     mates: tuple[int | None, ...]  # the bids of the bidder's team-mates (None: not yet); () without teams
     others: tuple[tuple[int | None, ...], ...]  # the bids of every other side, by side
-
-
-def bidding_rules_refusal(rules: Rules, teams: bool) -> str | None:
-    """Why this combination of options can't be played in a mode (with or without teams), or None."""
-    if rules.bidding == "suicide" and not teams:
-        return "bidding=suicide is for team modes (one nil a team): use another bidding style."
-    if rules.bidding == "suicide" and not rules.nil:
-        return "bidding=suicide needs nil=on: one player of each team bids nil."
-    if rules.double_nil == "double" and not teams:
-        return "double_nil=double is for team modes (both members of a team bid nil)."
-    if rules.bidding in NO_BLIND and not rules.nil:
-        return f"bidding={rules.bidding} needs nil=on: a player without spades bids nil."
-    if rules.bidding in NO_BLIND and rules.min_bid > 1:
-        return f"bidding={rules.bidding} has no least bid: use min_bid=1."
-    return None
 
 
 def constrains(rules: Rules) -> bool:

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from bot.engine.bidding_rules import bidding_rules_refusal
 from bot.engine.errors import RuleError
 
 
@@ -121,6 +120,7 @@ _JOKER_MODES = frozenset({"cutthroat", "solo", "partners"})
 _TEAM_MODES = frozenset({"partners"})  # where nil_pass has partners to pass to
 # The trump orders need the four deuces (jokers_deuces: and room for the jokers) in the deck.
 _TRUMPS_MODES = frozenset({"cutthroat", "solo", "partners", "duo"})
+NO_BLIND = ("whiz", "mirrors")  # the bidding styles without blind bids
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,9 +212,23 @@ class Rules:
             raise RuleError(f"nil_pass is for partners, and {mode.value} has none: use nil_pass=off.")
         if self.blind_bids and mode.draws:
             raise RuleError("blind_bids can't be played in duo: players see every card they draw; use blind_bids=off.")
-        refused = bidding_rules_refusal(self, teams=mode is Mode.PARTNERS or self.teams != "solo")
+        refused = self._bidding_refusal(teams=mode is Mode.PARTNERS or self.teams != "solo")
         if refused:
             raise RuleError(refused)
+
+    def _bidding_refusal(self, teams: bool) -> str | None:
+        """Why the bidding house rules can't be played together or in a mode (with or without teams)."""
+        if self.bidding == "suicide" and not teams:
+            return "bidding=suicide is for team modes (one nil a team): use another bidding style."
+        if self.bidding == "suicide" and not self.nil:
+            return "bidding=suicide needs nil=on: one player of each team bids nil."
+        if self.double_nil == "double" and not teams:
+            return "double_nil=double is for team modes (both members of a team bid nil)."
+        if self.bidding in NO_BLIND and not self.nil:
+            return f"bidding={self.bidding} needs nil=on: a player without spades bids nil."
+        if self.bidding in NO_BLIND and self.min_bid > 1:
+            return f"bidding={self.bidding} has no least bid: use min_bid=1."
+        return None
 
     def _six_refusal(self, mode: Mode) -> str | None:
         """teams and identical are six's; in six, the rules written for teams of two stay with pairs."""

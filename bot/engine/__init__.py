@@ -42,7 +42,7 @@ from bot.engine.game import GAME_FORMAT, Ending, Game, HandLog, HandResult, Phas
 from bot.engine.record import RECORD_FORMAT, SeatTally, default_players, export_record, seat_tallies, start_hand
 from bot.engine.rules import OPTIONS, Mode, Rules
 from bot.engine.scoring import SideScore, game_end, score_side
-from bot.engine.swiss import (
+from bot.engine.tournaments.swiss import (
     POINTS_BY_PLACE,
     Entrant,
     RoundResult,
@@ -55,8 +55,8 @@ from bot.engine.swiss import (
     standings,
     units_per_table,
 )
-from bot.engine.tournament import TOURNAMENT_FORMAT, Stage, Tournament, table_result
-from bot.engine.tournament_events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
+from bot.engine.tournaments.tournament import TOURNAMENT_FORMAT, Stage, Tournament, table_result
+from bot.engine.tournaments.events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
 from bot.engine.view import (
     PublicHand,
     RecordView,

@@ -17,8 +17,8 @@ from bot.discord_ui.table.results_text import leaderboard_text, scoreboard_text
 from bot.discord_ui.tournaments.render import podium_text, signup_text, standings_text
 from bot.engine import Game, Mode, Rules, seat_view, table_view
 from bot.engine.names import named
-from bot.engine.swiss import TableResult
-from bot.engine.tournament import Tournament
+from bot.engine.tournaments.swiss import TableResult
+from bot.engine.tournaments.tournament import Tournament
 from bot.service import LeaderboardEntry, Season
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo

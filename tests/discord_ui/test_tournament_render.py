@@ -12,8 +12,8 @@ from bot.discord_ui.pictures import podium
 from bot.discord_ui.pictures.chart import has_glyph
 from bot.discord_ui.tournaments.render import podium_picture, points_text
 from bot.engine import Mode
-from bot.engine.swiss import TableResult
-from bot.engine.tournament import Tournament
+from bot.engine.tournaments.swiss import TableResult
+from bot.engine.tournaments.tournament import Tournament
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo
 

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 
 from bot.engine.names import named
-from bot.engine.tournament import Stage
+from bot.engine.tournaments.tournament import Stage
 from bot.service import Refusal
 from bot.service.seasons import clean_name, parse_end
 from tests.service.test_tournaments import PLAYERS, Harness, harness

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from bot.engine.names import named
-from bot.engine.tournament import Stage
+from bot.engine.tournaments.tournament import Stage
 from bot.service import Refusal
 from bot.service.tournaments import PODIUM, STANDINGS
 from tests.service.conftest import GUILD

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bot.engine import POINTS_BY_PLACE, Mode, Phase
-from bot.engine.tournament import Stage
+from bot.engine.tournaments.tournament import Stage
 from bot.service import GameService, LiveGame, ManualClock, Refusal
 from bot.service.tournaments import (
     CANCELLED,

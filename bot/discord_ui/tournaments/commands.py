@@ -20,7 +20,7 @@ from bot.discord_ui.table.commands import ModeName, SetPenalty, preset_choices
 from bot.discord_ui.tournaments.poster import missing_thread_permissions, signup_view
 from bot.discord_ui.tournaments.render import signup_text, standings_text
 from bot.engine.names import named
-from bot.engine.tournament import MAX_ROUNDS
+from bot.engine.tournaments.tournament import MAX_ROUNDS
 from bot.service import Refusal
 from bot.service.tournaments import LiveTournament
 

@@ -34,7 +34,7 @@ from bot.discord_ui.tournaments.render import (
 )
 from bot.discord_ui.transport import CALL_FAILED, NO_ACCESS, Backoff, Fault, describe, fault
 from bot.discord_ui.transport.budget import Priority, RestBudget
-from bot.engine.tournament import Stage
+from bot.engine.tournaments.tournament import Stage
 from bot.service.tournaments import (
     CANCELLED,
     PODIUM,

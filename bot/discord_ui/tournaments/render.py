@@ -12,8 +12,8 @@ from bot.discord_ui.pictures.podium import Figures, podium_png
 from bot.discord_ui.pictures.podium import Standing as PodiumLine
 from bot.discord_ui.safe_text import quoted_parts, shown
 from bot.discord_ui.text import MODE_TITLES, number, plural, within_limit
-from bot.engine.swiss import Standing
-from bot.engine.tournament import Stage
+from bot.engine.tournaments.swiss import Standing
+from bot.engine.tournaments.tournament import Stage
 from bot.service.tournaments import LiveTournament, TableSeat
 
 PODIUM_LINES = 10

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from bot.engine import Game, Mode
-from bot.engine.swiss import Standing, TableResult, members_per_entrant, standings
-from bot.engine.tournament import Tournament, table_result
+from bot.engine.tournaments.swiss import Standing, TableResult, members_per_entrant, standings
+from bot.engine.tournaments.tournament import Tournament, table_result
 from bot.store import StoredTournament, TournamentInfo, TournamentTable
 
 

@@ -10,8 +10,8 @@ from typing import Any
 
 from bot.engine import EngineError, Mode, Rules
 from bot.engine.names import named
-from bot.engine.swiss import units_per_table
-from bot.engine.tournament import MIN_TO_START, Stage, Tournament
+from bot.engine.tournaments.swiss import units_per_table
+from bot.engine.tournaments.tournament import MIN_TO_START, Stage, Tournament
 from bot.service.context import BOT_LEVELS
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.tournaments.context import CANCELLED, Context

@@ -11,8 +11,8 @@ import logging
 from collections.abc import Sequence
 
 from bot.engine import Game
-from bot.engine.swiss import TableResult, units_per_table
-from bot.engine.tournament import MIN_TO_START, Stage
+from bot.engine.tournaments.swiss import TableResult, units_per_table
+from bot.engine.tournaments.tournament import MIN_TO_START, Stage
 from bot.service.changes import Change, GameCancelled, GameOver
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.live import LiveGame

@@ -11,8 +11,8 @@ from bot.engine.cards import BASE, CARD_LIMIT, TWO_OF_CLUBS, Card, as_copies, ca
 from bot.engine.draw import Draw, check_stock, seeded_stock
 from bot.engine.errors import EngineError, IllegalAction, WrongPhase
 from bot.engine.events import Dealt, Drew
-from bot.engine.game_bidding import Bidding
-from bot.engine.game_state import HandLog, Phase
+from bot.engine.game.bidding import Bidding
+from bot.engine.game.state import HandLog, Phase
 from bot.engine.modes import check_whole_deck, deck_for, sets_aside
 
 

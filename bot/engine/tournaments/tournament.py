@@ -3,7 +3,7 @@
 As in :mod:`bot.engine.game`, each action has three forms: ``verify_x`` raises an
 :class:`EngineError` a player can read, ``can_x`` answers yes or no, and ``x`` acts and appends one
 event. Replaying the events through the same actions rebuilds the tournament, so a stored one is
-re-checked on load instead of trusted. Seating and standings live in :mod:`bot.engine.swiss`.
+re-checked on load instead of trusted. Seating and standings live in :mod:`bot.engine.tournaments.swiss`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 from bot.engine.errors import BadRecord, EngineError, IllegalAction, RuleError, WrongPhase
 from bot.engine.game import Ending, Game
 from bot.engine.rules import Mode, Rules
-from bot.engine.swiss import (
+from bot.engine.tournaments.swiss import (
     Entrant,
     RoundResult,
     Standing,
@@ -30,7 +30,7 @@ from bot.engine.swiss import (
     standings,
     units_per_table,
 )
-from bot.engine.tournament_events import (
+from bot.engine.tournaments.events import (
     Dropped,
     Ended,
     Joined,

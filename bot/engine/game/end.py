@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from bot.engine.contracts import moon_taken
 from bot.engine.errors import IllegalAction, WrongPhase
 from bot.engine.events import Cancelled, Forfeited
-from bot.engine.game_state import Ending, GameState, HandResult, Phase
+from bot.engine.game.state import Ending, GameState, HandResult, Phase
 from bot.engine.scoring import game_end, score_side
 
 LAST_TRICK_BONUS = 10  # house rule `last_trick`

@@ -20,8 +20,8 @@ from bot.engine.cards import (
 )
 from bot.engine.errors import EngineError, IllegalAction, IllegalCard, WrongPhase
 from bot.engine.events import CardPlayed, FastFinished
-from bot.engine.game_end import HandEnd
-from bot.engine.game_state import Phase, TrickLog
+from bot.engine.game.end import HandEnd
+from bot.engine.game.state import Phase, TrickLog
 
 
 def _trick_winner(plays: list[tuple[int, Card]], led_suit: int, place: tuple[int, ...], ties_win: bool) -> int:

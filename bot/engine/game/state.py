@@ -1,5 +1,5 @@
-"""A game's state and what anyone may ask of it; the layers above (game_end, game_play,
-game_passing, game_bidding, game_deal, then game.Game) each add one job's actions to it.
+"""A game's state and what anyone may ask of it; the layers above (end, play, passing, bidding,
+deal, then the package's Game) each add one job's actions to it.
 
 The state lives in one class with ``__slots__`` (every layer has empty slots) so the hot path reads
 plain slots, as before the split; each layer only calls layers below it, which keeps ``mypy
@@ -160,7 +160,7 @@ class GameState:
         self._winners: tuple[int, ...] = ()
         self._order = card_order(rules)
         self._place = self._order.place  # read per card played: one lookup saved
-        # Anything but the standard rules of play and order leaves the inlined hot path (game_play).
+        # Anything but the standard rules of play and order leaves the inlined hot path (play.py).
         self._narrowed = play_rules.restricts_play(rules) or not self._order.standard
         self._to_pass = [0] * self.seats  # cards each seat still passes (nil_pass)
         self._escrow = [0] * self.seats  # cards a seat has passed, until its partner has too

@@ -8,8 +8,8 @@ from bot.engine import nil_pass, play_rules
 from bot.engine.cards import CARD_LIMIT, Card
 from bot.engine.errors import EngineError, IllegalCard
 from bot.engine.events import CardPassed
-from bot.engine.game_play import TrickPlay
-from bot.engine.game_state import Phase
+from bot.engine.game.play import TrickPlay
+from bot.engine.game.state import Phase
 
 
 class Passing(TrickPlay):

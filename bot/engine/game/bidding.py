@@ -8,8 +8,8 @@ from bot.engine import nil_pass
 from bot.engine.bidding_rules import BidContext, bid_refusal, blind_refusal, constrains, legal
 from bot.engine.errors import EngineError, IllegalAction, IllegalBid, WrongPhase
 from bot.engine.events import BidMade, Revealed
-from bot.engine.game_passing import Passing
-from bot.engine.game_state import Phase
+from bot.engine.game.passing import Passing
+from bot.engine.game.state import Phase
 
 
 class Bidding(Passing):

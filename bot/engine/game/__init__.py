@@ -26,9 +26,9 @@ from bot.engine.events import (
     event_from_json,
     event_to_json,
 )
-from bot.engine.game_deal import Dealing
-from bot.engine.game_end import LAST_TRICK_BONUS
-from bot.engine.game_state import Ending, HandLog, HandResult, Phase, TrickLog
+from bot.engine.game.deal import Dealing
+from bot.engine.game.end import LAST_TRICK_BONUS
+from bot.engine.game.state import Ending, HandLog, HandResult, Phase, TrickLog
 from bot.engine.rules import Mode, Rules
 
 __all__ = ["GAME_FORMAT", "LAST_TRICK_BONUS", "Ending", "Game", "HandLog", "HandResult", "Phase", "TrickLog"]
@@ -39,9 +39,9 @@ GAME_FORMAT = "spades-game/1"
 class Game(Dealing):
     """A whole game of Spades in one mode under one rule set.
 
-    Its jobs live in layers, each in its own module: state and queries (game_state), hand scoring
-    and game end (game_end), trick play (game_play), nil passing (game_passing), bidding
-    (game_bidding), the deal and duo's draw (game_deal); this class adds creation and the record.
+    Its jobs live in layers, each in its own module of this package: state and queries (state),
+    hand scoring and game end (end), trick play (play), nil passing (passing), bidding (bidding),
+    the deal and duo's draw (deal); this class adds creation and the record.
     """
 
     __slots__ = ()

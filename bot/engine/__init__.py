@@ -42,6 +42,7 @@ from bot.engine.game import GAME_FORMAT, Ending, Game, HandLog, HandResult, Phas
 from bot.engine.record import RECORD_FORMAT, SeatTally, default_players, export_record, seat_tallies, start_hand
 from bot.engine.rules import OPTIONS, Mode, Rules
 from bot.engine.scoring import SideScore, game_end, score_side
+from bot.engine.tournaments.events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
 from bot.engine.tournaments.swiss import (
     POINTS_BY_PLACE,
     Entrant,
@@ -56,7 +57,6 @@ from bot.engine.tournaments.swiss import (
     units_per_table,
 )
 from bot.engine.tournaments.tournament import TOURNAMENT_FORMAT, Stage, Tournament, table_result
-from bot.engine.tournaments.events import TournamentEvent, tournament_event_from_json, tournament_event_to_json
 from bot.engine.view import (
     PublicHand,
     RecordView,

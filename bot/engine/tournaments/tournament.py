@@ -17,6 +17,17 @@ from typing import Any
 from bot.engine.errors import BadRecord, EngineError, IllegalAction, RuleError, WrongPhase
 from bot.engine.game import Ending, Game
 from bot.engine.rules import Mode, Rules
+from bot.engine.tournaments.events import (
+    Dropped,
+    Ended,
+    Joined,
+    Replaced,
+    RoundSeated,
+    TableFinished,
+    TournamentEvent,
+    tournament_event_from_json,
+    tournament_event_to_json,
+)
 from bot.engine.tournaments.swiss import (
     Entrant,
     RoundResult,
@@ -29,17 +40,6 @@ from bot.engine.tournaments.swiss import (
     seat_round,
     standings,
     units_per_table,
-)
-from bot.engine.tournaments.events import (
-    Dropped,
-    Ended,
-    Joined,
-    Replaced,
-    RoundSeated,
-    TableFinished,
-    TournamentEvent,
-    tournament_event_from_json,
-    tournament_event_to_json,
 )
 
 TOURNAMENT_FORMAT = "spades-tournament/1"

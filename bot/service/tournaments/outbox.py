@@ -13,8 +13,8 @@ import logging
 from collections.abc import Callable, Sequence
 
 from bot.engine import EngineError
-from bot.engine.tournaments.tournament import Tournament
 from bot.engine.tournaments.events import tournament_event_from_json, tournament_event_to_json
+from bot.engine.tournaments.tournament import Tournament
 from bot.service.errors import Refusal, SaveFailed
 from bot.service.tournaments.context import Context
 from bot.service.tournaments.live import LiveTournament

@@ -24,7 +24,7 @@ from bot.ai.policy import normal_card
 from bot.ai.sampler import Sampler
 from bot.ai.sim import PlayState
 from bot.engine import SeatView
-from bot.engine.cards import SECOND_COPY, SUIT_MASKS, SUIT_OF, held_copy, mask_of
+from bot.engine.cards import BASE, SUIT_MASKS, SUIT_OF, Card, fold, held_copy, mask_of
 from bot.engine.play_rules import first_leader
 
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
@@ -134,19 +134,24 @@ def maxn(state: PlayState, scorer: Scorer) -> list[float]:
     return best
 
 
-def distinct_cards(legal: Sequence[int], hand: int, played: int) -> list[int]:
-    """Legal cards that could lead to different outcomes: of cards in sequence within a suit (no
-    card still out between them) only the lowest is kept; of two identical cards (six), one."""
-    if hand >> SECOND_COPY:
-        return sorted({held_copy(hand, card) for card in legal})
+def play_alike(card: Card, other: Card, unseen: int) -> bool:
+    """Two cards of one suit that lead to the same outcomes: no card the seat can't see ranks from
+    one to the other, ends included (six: an unseen twin of either would tie it, and the ``identical``
+    rule would then treat the two cards differently)."""
+    if SUIT_OF[card] != SUIT_OF[other]:
+        return False
+    low, high = sorted((card & BASE, other & BASE))
+    return not fold(unseen) & ((2 << high) - 1) & ~((1 << low) - 1) & SUIT_MASKS[SUIT_OF[card]]
+
+
+def distinct_cards(legal: Sequence[int], hand: int, unseen: int) -> list[int]:
+    """Legal cards that could lead to different outcomes: of two identical cards (six) one, and of
+    cards that play alike (``play_alike``: in sequence, with nothing unseen between) the lowest.
+    Six's hands are long and their cards often in sequence, so this cuts its search most."""
     out: list[int] = []
-    gone_or_mine = hand | played
-    for card in sorted(legal):
-        if out and SUIT_OF[out[-1]] == SUIT_OF[card]:
-            between = ((1 << card) - 1) & ~((2 << out[-1]) - 1) & SUIT_MASKS[SUIT_OF[card]]
-            if between & ~gone_or_mine == 0:
-                continue
-        out.append(card)
+    for card in sorted({held_copy(hand, card) for card in legal}, key=lambda c: c & BASE):
+        if not (out and play_alike(out[-1], card, unseen)):
+            out.append(card)
     return out
 
 
@@ -181,7 +186,7 @@ class HardPlayer:
 
     def play(self, view: SeatView) -> int:
         """The card with the best mean reward, each distinct card played out on the same deals."""
-        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), view.played_mask)
+        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), mask_of(view.unseen_cards()))
         if len(candidates) == 1:
             return candidates[0]
         values = self.play_values(view, candidates)

@@ -104,7 +104,7 @@ def _is_boss(card: Card, outside: int) -> bool:
     return not outside & suit_mask & stronger(card)
 
 
-def _contract_need(state: PlayState, seat: int) -> int:
+def contract_need(state: PlayState, seat: int) -> int:
     """Tricks the seat's contract still needs (its side's, in team modes); nil bidders are left out."""
     bids, won = state.bids, state.won
     mates = team_mates(state, seat)
@@ -115,7 +115,7 @@ def _contract_need(state: PlayState, seat: int) -> int:
     return bids[seat] - won[seat]
 
 
-def _opponents(state: PlayState, seat: int) -> list[int]:
+def opponents(state: PlayState, seat: int) -> list[int]:
     """In seat order without teams; clockwise from the seat with teams (the order partners always
     used: the first clean nil found is the one attacked)."""
     sides, seats = state.sides, state.seats
@@ -135,7 +135,7 @@ def _should_set(state: PlayState, seat: int) -> bool:
             need = state.bids[s] - state.won[s]
             if need > 0:
                 spare -= need
-                if s in _opponents(state, seat):
+                if s in opponents(state, seat):
                     needy = True
     return needy and spare <= 1
 
@@ -160,10 +160,10 @@ def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
             losers = legal & ~winners_of(state, legal)
             if losers:  # never take a trick off a nil bidder who is winning it
                 return highest_danger(losers)
-    if (habits.nil_attack and (mates or _contract_need(state, seat) <= 0)
+    if (habits.nil_attack and (mates or contract_need(state, seat) <= 0)
             and _clean_nil_opponent(state, seat, still_to_play=True) >= 0):
         return _under_nil(state, legal)
-    if _contract_need(state, seat) > 0 or _should_set(state, seat):
+    if contract_need(state, seat) > 0 or _should_set(state, seat):
         return _take(state, seat, legal, mate)
     if state.best >= 0 and _clean_nil_opponent(state, seat, still_to_play=True) >= 0:
         return low(legal & SUIT_MASKS[state.led] or legal)  # keep the trick low for the nil bidder
@@ -185,7 +185,7 @@ def _under_nil(state: PlayState, legal: int) -> Card:
 def _clean_nil_opponent(state: PlayState, seat: int, still_to_play: bool = False) -> int:
     """An opponent whose nil is still intact (optionally one yet to play to this trick), or -1."""
     played = {s for s, _ in state.trick}
-    for s in _opponents(state, seat):
+    for s in opponents(state, seat):
         if state.bids[s] == 0 and state.won[s] == 0 and (not still_to_play or s not in played):
             return s
     return -1

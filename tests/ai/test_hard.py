@@ -6,6 +6,8 @@ from bot.ai.hard import BAG_COST_SHARE, GAME_END_BONUS, HardPlayer, Scorer, dist
 from bot.ai.policy import low
 from bot.ai.sim import PlayState
 from bot.engine import Game, Phase, Rules, mask_of, parse_card, seat_view
+from bot.engine.cards import SECOND_COPY
+from bot.engine.modes import SIX_DECK
 
 
 def cards(*codes: str) -> list[int]:
@@ -14,10 +16,24 @@ def cards(*codes: str) -> list[int]:
 
 def test_cards_in_sequence_are_one_candidate():
     hand = mask_of(cards("QH", "JH", "9H", "2C"))
-    played = mask_of(cards("10H"))
+    unseen = mask_of(range(52)) & ~hand
     # Q and J touch, and with the 10 gone J and 9 do too; the 2 of clubs is another suit.
-    assert distinct_cards(cards("9H", "JH", "QH"), hand, played) == cards("9H")
-    assert distinct_cards(cards("9H", "JH", "QH"), hand, 0) == cards("9H", "JH")
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, unseen & ~mask_of(cards("10H"))) == cards("9H")
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, unseen) == cards("9H", "JH")
+
+
+def test_two_decks_cards_in_sequence_are_one_candidate_unless_a_twin_is_out():
+    # Six: the twins of the 9♥ and 10♥ seen (played), so 9♥ and 10♥ play alike; an unseen twin of the
+    # J♥ would tie it and not the 10♥, so the J♥ stays a candidate; the K♥'s twin is the same card.
+    def twins(*codes: str) -> int:
+        return mask_of(parse_card(code) + SECOND_COPY for code in codes)
+
+    held = [*cards("9H", "10H", "JH", "KH"), parse_card("KH") + SECOND_COPY]
+    hand = mask_of(held)
+    unseen = mask_of(SIX_DECK) & ~hand & ~twins("9H", "10H")
+    assert distinct_cards(held, hand, unseen) == cards("9H", "JH", "KH")
+    assert distinct_cards(held, hand, unseen & ~twins("JH")) == cards("9H", "KH")
+    assert distinct_cards(held, hand, unseen | twins("9H")) == cards("9H", "10H", "JH", "KH")
 
 
 def _end_of_hand_state() -> tuple[Game, PlayState, Scorer]:

@@ -17,7 +17,7 @@ from bot.ai.places import card_of, in_places
 from bot.ai.policy import contract_need, opponents, team_mates, winners_of
 from bot.ai.sim import PlayState
 from bot.engine import SeatView, card_label, mask_of
-from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card
+from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card, stronger
 from bot.engine.names import named
 
 LOW_RANKS = 7  # 2 to 8: a card a nil bidder may lead expecting to be beaten
@@ -124,10 +124,9 @@ def _clean_nil(view: SeatView, seat: int) -> bool:
 
 
 def _is_boss(card: Card, view: SeatView) -> bool:
-    """No card still out (unseen by this seat) beats ``card`` in its suit."""
-    suit = SUIT_MASKS[SUIT_OF[card]]
-    higher = suit & ~((2 << card) - 1)
-    return not higher & mask_of(view.unseen_cards())
+    """No card still out (unseen by this seat) beats ``card`` in its suit; in six either copy of a
+    higher card would, and its own twin only ties it."""
+    return not SUIT_MASKS[SUIT_OF[card]] & stronger(card) & mask_of(view.unseen_cards())
 
 
 def play_reason(view: SeatView, card: Card) -> str:

@@ -75,6 +75,11 @@ def test_six_pairs_cover_the_partner_across_the_table():
     assert play_reason(need, card("KH")) == "you still need 5 tricks: take this one with the K♥"
     assert play_reason(need, card("4H")) == ("your partner's Q♥ is winning the trick: "
                                              "throw the 4♥ and keep your winners")
+    # Leading: the A♥ is the highest heart still out, though its twin is in another hand.
+    lead = position(Mode.SIX, {0: ["AH", "KH"]}, [3, 3, 3, 3, 3, 3], [], first_dealer=5, rules=pairs)
+    assert lead.seat == 0
+    assert play_reason(lead, card("AH")) == "you still need 6 tricks: lead the A♥, the highest heart still out"
+    assert play_reason(lead, card("KH")) == "you still need 6 tricks: lead the K♥ and keep your winners for later"
     # Seat 1's partner is seat 4, who has bid 3.
     bid = position(Mode.SIX, {}, [3, 3, 3, 3], [], first_dealer=2, rules=pairs)
     assert bid.seat == 1

@@ -70,6 +70,19 @@ def test_turning_points_name_nils_and_bag_penalties() -> None:
     assert turning_points(record, 1)[0] == "Hand 1: your nil was set on trick 1, when you won with the K♥"
 
 
+def test_a_six_pairs_game_is_reviewed_with_its_twin_cards() -> None:
+    game = Game.new("review-six", Mode.SIX, Rules(target=100, teams="pairs"), seed=8)
+    play_game(game, [make_player("normal", seed) for seed in range(6)])
+    record = export_record(game)
+    review = review_game(record, 3, seed=1, iterations=3)
+    assert [b.took for b in review.bids] == [h["result"]["tricks_won"][3] for h in record["hands"]][:len(review.bids)]
+    assert review.costly
+    for costly in review.costly:  # a card seat 3 played (either copy), and a different one better
+        trick = record["hands"][costly.hand - 1]["tricks"][costly.trick - 1]
+        assert [3, card_label(costly.card)] in [[s, card_label(parse_card(c))] for s, c in trick["plays"]]
+        assert card_label(costly.better) != card_label(costly.card)
+
+
 def test_turning_points_know_six_teams() -> None:
     # Six pairs: seat 0's partner is seat 3; in trios seats 0, 2 and 4 are a side.
     names = ("ann", "bob", "cy", "dee", "eve", "fay")

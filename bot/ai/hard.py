@@ -3,9 +3,10 @@
 Each iteration deals the unseen cards consistently with what the seat knows (``Sampler``), then
 plays every candidate move out to the end of the hand with the normal policy for all seats (exactly,
 by max-n search, once few tricks remain) and scores the result as the seat's hand points minus the
-best opponent's, each new bag charged as a debt towards the bag penalty, with a bonus or penalty when
-the hand ends the game. Bids are chosen the same way: each candidate bid (nil only for a hand within
-the normal player's risk limit) is played out over sampled deals; blind nil follows the chance model.
+best opponent's (their mean against five), each new bag charged as a debt towards the bag penalty,
+with a bonus or penalty when the hand ends the game. Bids are chosen the same way: each candidate bid
+(nil only for a hand within the normal player's risk limit) is played out over sampled deals; blind
+nil follows the chance model.
 """
 
 from __future__ import annotations
@@ -33,6 +34,10 @@ EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or f
 EXACT_CARDS = 8  # ... or when this many cards remain: two of two players' tricks cost what four do
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
 BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
+# From this many sides on (six, each for themselves) a hand is scored against the other sides' mean,
+# not their best: which of five opponents has the best hand changes with every card a rollout plays,
+# so the best of them mostly adds noise to the comparison of two candidates.
+MEAN_OF_OTHERS_FROM = 6
 
 
 class BidValue(NamedTuple):
@@ -83,7 +88,8 @@ def rollout(state: PlayState) -> None:
 
 
 class Scorer:
-    """Turns a finished hand into each seat's reward (own change minus the best opponent's)."""
+    """Turns a finished hand into each seat's reward (own change minus the best opponent's, or minus
+    the opponents' mean from ``MEAN_OF_OTHERS_FROM`` sides on)."""
 
     def __init__(self, view: SeatView) -> None:
         self.sides = view.sides
@@ -104,11 +110,11 @@ class Scorer:
         top = max(finals)
         ended = (top >= rules.target or (rules.mercy is not None and min(finals) <= -rules.mercy)) \
             and finals.count(top) == self.seats // self.sides
+        mean = self.sides >= MEAN_OF_OTHERS_FROM
         out = []
         for seat in range(self.seats):
-            best_other = max(p for s, p in enumerate(points)
-                             if (s - seat) % self.sides)
-            reward = float(points[seat] - best_other)
+            others = [p for s, p in enumerate(points) if (s - seat) % self.sides]
+            reward = float(points[seat] - (sum(others) / len(others) if mean else max(others)))
             if ended:
                 reward += GAME_END_BONUS if finals[seat] == top else -GAME_END_BONUS
             out.append(reward)

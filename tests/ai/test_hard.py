@@ -101,6 +101,19 @@ def test_a_hand_that_ends_the_game_adds_the_game_result():
     assert rewards[1] == unended[1] - GAME_END_BONUS
 
 
+def test_against_five_opponents_a_hand_is_scored_against_their_mean():
+    """Six each for themselves: seat 0 made 3 like four others and seat 5 made 2, so seat 0 is 2
+    points above the others' mean (the best of them would say level); in pairs, against the best."""
+    for teams, expected in (("solo", [2.0] * 5 + [-10.0]), ("pairs", [0.0, 0.0, -10.0] * 2)):
+        game = Game.new("scores", "six", Rules(teams=teams), seed=1)
+        game.deal()
+        view = seat_view(game, 0)
+        tricks = [3, 3, 3, 3, 3, 2] if teams == "solo" else [2, 2, 1, 1, 1, 1]
+        state = PlayState(view.rules, view.sides, [0] * 6, tricks, [False] * 6, tricks[:], [0] * 6, 0, 0, 0, True,
+                          deck=view.deck_mask)
+        assert Scorer(view).rewards(state) == expected
+
+
 def test_hard_bids_are_legal_and_sensible():
     game = Game.new("bids", "cutthroat", Rules(no_exact_total=True), seed=6)
     game.deal()

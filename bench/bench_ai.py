@@ -44,7 +44,8 @@ MATCHUPS: dict[str, tuple[tuple[str, ...], ...]] = {
     # against the random player.
     "duo": (("hard", "normal"), ("normal", "random")),
     "five": (("hard", "normal", "normal", "normal", "normal"), ("normal", "random", "random", "random", "random")),
-    # Six (its teams from --rule teams=…): with pairs the subject's partner is seat 3, a normal player.
+    # Six, written for solo; with pairs or trios (--rule teams=…) each side plays as its first seat's
+    # level (``seat_levels``): a hard pair against two normal pairs, a hard trio against a normal one.
     "six": (("hard", "normal", "normal", "normal", "normal", "normal"),
             ("normal", "random", "random", "random", "random", "random")),
 }
@@ -175,10 +176,25 @@ def house_bids(game: Game, seat: int) -> HouseBids:
     return total
 
 
-def opponents(mode: Mode, seat: int) -> list[int]:
-    if mode is Mode.PARTNERS:
-        return [(seat + 1) % 4, (seat + 3) % 4]
-    return [s for s in range(mode.seats) if s != seat]
+def opponents(game: Game, seat: int) -> list[int]:
+    """The seats of the other sides, by the mode's teams."""
+    return [s for s in range(game.seats) if game.side_of(s) != game.side_of(seat)]
+
+
+def seat_levels(mode: Mode, rules: Rules, levels: tuple[str, ...]) -> tuple[str, ...]:
+    """A matchup's level per seat. Six's matchups are written for solo; in its team games every seat
+    plays as its side's first seat, so that a level always holds whole sides and its wins count once
+    a side (a normal partner of the hard player would blur both levels' figures)."""
+    if mode is not Mode.SIX:
+        return levels
+    sides = sides_for(mode, rules)
+    return tuple(levels[seat % sides] for seat in range(mode.seats))
+
+
+def rotations(levels: tuple[str, ...]) -> int:
+    """The distinct seatings of a matchup: a hard pair in partners repeats itself after two turns, so
+    the other two would replay the same games and count them twice."""
+    return next(r for r in range(1, len(levels) + 1) if levels[r:] + levels[:r] == levels)
 
 
 def play_deal(deal: Deal) -> list[SeatFigures]:
@@ -189,7 +205,8 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
     timings: tuple[list[float], ...] = tuple([] for _ in range(seats))
     game = Game.new(f"bench-{deal.seed}-r{deal.rotation}", deal.mode, deal.rules, deal.seed, levels)
     selfplay.play_game(game, players, timings, selfplay.DEFAULT_MAX_HANDS)
-    share = (2 if deal.mode is Mode.PARTNERS else 1) / len(game.winners) if game.winners else 0.0
+    # A win shared by sides (a tie at the top) is split between them; each seat of a side holds its share.
+    share = 1 / len({game.side_of(s) for s in game.winners}) if game.winners else 0.0
     out = []
     for seat in range(seats):
         hands = points = contracts = contracts_made = nils = nils_made = blinds = blinds_made = 0
@@ -211,7 +228,7 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
                 nils_made += made
                 blinds += blind
                 blinds_made += blind and made
-            for other in opponents(deal.mode, seat):
+            for other in opponents(game, seat):
                 if result.nil_made[other] is not None:
                     opp_nils += 1
                     opp_set += not result.nil_made[other]
@@ -222,11 +239,13 @@ def play_deal(deal: Deal) -> list[SeatFigures]:
 
 
 class Tally:
-    """One level's figures over a matchup's games. Partners of one level are one side: their win, and
-    the opponents' nils they both faced, count once."""
+    """One level's figures over a matchup's games. The seats of one side (partners, six's pairs and
+    trios) are one side: their win, and the opponents' nils they all faced, count once. ``sides`` is
+    how many sides a game has, so a side's fair share of the wins is one in ``sides``."""
 
-    def __init__(self, level: str) -> None:
+    def __init__(self, level: str, sides: int) -> None:
         self.level = level
+        self.side_count = sides
         self.sides = 0  # games × the sides this level held in them
         self.wins = 0.0
         self.hands = self.points = self.contracts = self.contracts_made = 0
@@ -235,14 +254,11 @@ class Tally:
         self.timings: list[float] = []
         self.house = HouseBids()
 
-    def add(self, figures: Sequence[SeatFigures], mode: Mode) -> None:
+    def add(self, figures: Sequence[SeatFigures]) -> None:
         mine = [f for f in figures if f.level == self.level]
         if not mine:
             return
-        if mode is Mode.PARTNERS:
-            sides = len({seat % 2 for seat, f in enumerate(figures) if f.level == self.level})
-        else:
-            sides = len(mine)
+        sides = len({seat % self.side_count for seat, f in enumerate(figures) if f.level == self.level})
         per_side = len(mine) // sides
         self.sides += sides
         self.wins += sum(f.win for f in mine) / per_side
@@ -271,6 +287,7 @@ class Tally:
             "wins": [round(self.wins, 2), self.sides],  # won, played (a side of partners counted once)
             "win_rate": round(self.wins / self.sides, 3) if self.sides else None,
             "win_rate_ci95": list(selfplay.wilson(self.wins, self.sides)),
+            "fair_share": round(1 / self.side_count, 3),  # a side's wins if every side played alike
             "points_per_hand": round(self.points / self.hands, 1) if self.hands else None,
             "contracts": [self.contracts_made, self.contracts],  # made, bid (nils apart)
             "nils": [self.nils_made, self.nils],  # made, tried (blind nils included)
@@ -290,13 +307,14 @@ class Tally:
 def deals(mode: Mode, rules: Rules, levels: tuple[str, ...], games: int, seed: int,
           budget: str | None) -> Iterator[Deal]:
     for number in range(games):
-        for rotation in range(mode.seats):
+        for rotation in range(rotations(levels)):
             yield Deal(mode, rules, levels, seed * 1_000_003 + number, rotation, budget)
 
 
 def matchup(pool: ProcessPoolExecutor | None, mode: Mode, rules: Rules, levels: tuple[str, ...], games: int,
             seed: int, budget: str | None) -> dict[str, Any]:
-    tallies = [Tally(level) for level in dict.fromkeys(levels)]
+    levels = seat_levels(mode, rules, levels)
+    tallies = [Tally(level, sides_for(mode, rules)) for level in dict.fromkeys(levels)]
     played = hands = 0
     start = time.perf_counter()
     jobs = deals(mode, rules, levels, games, seed, budget)
@@ -304,7 +322,7 @@ def matchup(pool: ProcessPoolExecutor | None, mode: Mode, rules: Rules, levels: 
         played += 1
         hands += figures[0].hands
         for tally in tallies:
-            tally.add(figures, mode)
+            tally.add(figures)
     return {"mode": mode.value, "players": list(levels), "games": played, "hands": hands,
             "seconds": round(time.perf_counter() - start, 1), "per_level": [t.summary() for t in tallies]}
 
@@ -381,7 +399,7 @@ def nil_chances(deals: int, seed: int) -> dict[str, Any]:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Computer players' decision times and strength table.")
     parser.add_argument("--modes", default="cutthroat,solo,partners")
-    parser.add_argument("--games", type=int, default=1, help="deals per matchup, each played once per rotation")
+    parser.add_argument("--games", type=int, default=1, help="deals per matchup, each played once per distinct seating")
     parser.add_argument("--budget", default="0.1s", help="the hard player's search budget in the games")
     parser.add_argument("--target", type=int, default=Rules().target, help="points to win the games")
     parser.add_argument("--rule", action="append", default=[], metavar="KEY=VALUE", help="another rule option")

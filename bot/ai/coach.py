@@ -14,10 +14,10 @@ from bot.ai.bidding import blind_move, blind_nil_chance
 from bot.ai.hard import Budget, HardPlayer, distinct_cards
 from bot.ai.passing import pass_choice
 from bot.ai.places import card_of, in_places
-from bot.ai.policy import winners_of
+from bot.ai.policy import contract_need, opponents, team_mates, winners_of
 from bot.ai.sim import PlayState
-from bot.engine import Mode, SeatView, card_label, mask_of
-from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card
+from bot.engine import SeatView, card_label, mask_of
+from bot.engine.cards import FIRST_SPADE, SUIT_MASKS, SUIT_NAMES, SUIT_OF, Card, stronger
 from bot.engine.names import named
 
 LOW_RANKS = 7  # 2 to 8: a card a nil bidder may lead expecting to be beaten
@@ -60,7 +60,7 @@ def _advise(view: SeatView, seed: int, budget: str | float | Budget | None) -> H
     if view.legal_cards:
         if forced is not None:
             return Hint(forced, f"Play the {_label(view, forced.value)}", only_card_reason(view))
-        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), view.played_mask)
+        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), mask_of(view.unseen_cards()))
         card = candidates[0] if len(candidates) == 1 else player.play(view)
         return Hint(Move.play(card), f"Play the {_label(view, card)}", play_reason(view, card))
     candidates, predicted = player.bid_candidates(view)
@@ -85,11 +85,24 @@ def blind_nil_reason(view: SeatView, move: Move) -> tuple[str, str]:
                                   "you are not far enough behind to need that gamble")
 
 
+def _mates(view: SeatView) -> tuple[int, ...]:
+    """The other seats of the seat's side: a partner (partners, six's pairs), two (six's trios) or none."""
+    return tuple(s for s in range(view.seat % view.sides, view.seats, view.sides) if s != view.seat)
+
+
+def _mate_word(view: SeatView) -> str:
+    """A partner in teams of two; in six's trios, where two cover each other, a teammate."""
+    return "partner" if len(_mates(view)) == 1 else "teammate"
+
+
 def bid_reason(view: SeatView, bid: int, tricks: float) -> str:
     """Why a bid: what the hand took on average when the hand was played out many times."""
     if bid == 0:
-        if view.mode is Mode.PARTNERS and view.bids[(view.seat + 2) % 4] is not None:
-            return f"your hand is low and your partner's bid of {view.bids[(view.seat + 2) % 4]} can cover you"
+        covers = [view.bids[s] for s in _mates(view) if view.bids[s]]  # a nil covers nobody
+        if covers:
+            bids = " and ".join(str(b) for b in covers)
+            whose = f"{_mate_word(view)}'s bid" if len(covers) == 1 else f"{_mate_word(view)}s' bids"
+            return f"your hand is low and your {whose} of {bids} can cover you"
         return f"your hand is low: played out, it took only {tricks:.1f} tricks on average, and a nil is worth more"
     plural = "" if bid == 1 else "s"
     if tricks >= bid + 1.5:
@@ -106,32 +119,14 @@ def only_card_reason(view: SeatView) -> str:
     return "it's the only card you may play"
 
 
-def _need(view: SeatView) -> int:
-    """Tricks the seat's contract still needs (its side's in partners, nil bids left out)."""
-    bids, won = view.bids, view.tricks_won
-    if view.mode is Mode.PARTNERS:
-        mate = (view.seat + 2) % 4
-        contract = sum(bids[s] or 0 for s in (view.seat, mate))
-        taken = won[view.seat] + (won[mate] if bids[mate] or view.rules.nil_tricks_help_partner else 0)
-        return contract - taken
-    return (bids[view.seat] or 0) - won[view.seat]
-
-
 def _clean_nil(view: SeatView, seat: int) -> bool:
     return view.bids[seat] == 0 and view.tricks_won[seat] == 0
 
 
-def _opponents(view: SeatView) -> list[int]:
-    if view.mode is Mode.PARTNERS:
-        return [(view.seat + 1) % 4, (view.seat + 3) % 4]
-    return [s for s in range(view.seats) if s != view.seat]
-
-
 def _is_boss(card: Card, view: SeatView) -> bool:
-    """No card still out (unseen by this seat) beats ``card`` in its suit."""
-    suit = SUIT_MASKS[SUIT_OF[card]]
-    higher = suit & ~((2 << card) - 1)
-    return not higher & mask_of(view.unseen_cards())
+    """No card still out (unseen by this seat) beats ``card`` in its suit; in six either copy of a
+    higher card would, and its own twin only ties it."""
+    return not SUIT_MASKS[SUIT_OF[card]] & stronger(card) & mask_of(view.unseen_cards())
 
 
 def play_reason(view: SeatView, card: Card) -> str:
@@ -146,7 +141,11 @@ def play_reason(view: SeatView, card: Card) -> str:
     best = _label(view, state.best) if state.best >= 0 else ""
     seat, names = view.seat, [named(name) for name in view.names]
     played = {s for s, _ in view.trick}
-    mate = (seat + 2) % 4 if view.mode is Mode.PARTNERS else None
+    # The mode's teams (partners, six's pairs and trios), as the players see them: the team-mate to
+    # cover is one with a clean nil, else the first.
+    mates = team_mates(state, seat)
+    mate = next((s for s in mates if _clean_nil(view, s)), mates[0] if mates else None)
+    partner = _mate_word(view)
     if _clean_nil(view, seat):
         if leading and card < FIRST_SPADE and card % 13 < LOW_RANKS:
             return f"keep your nil: lead the low {label}, which others are likely to beat"
@@ -159,13 +158,13 @@ def play_reason(view: SeatView, card: Card) -> str:
         return f"you can't go under the {best}: play your lowest winner, the {label}, and hope a later card beats it"
     if mate is not None and _clean_nil(view, mate):
         if leading:
-            return f"cover your partner's nil: lead the {label}, high enough for them to play under"
+            return f"cover your {partner}'s nil: lead the {label}, high enough for them to play under"
         if state.best_seat == mate and wins:
-            return f"cover your partner's nil: play the {label} over the {best}"
+            return f"cover your {partner}'s nil: play the {label} over the {best}"
         if mate not in played and wins:
-            return f"cover your partner's nil: play the {label} now so they can play under it"
-        return f"you can't take this trick off your partner: keep your good cards and throw the {label}"
-    victims = [s for s in _opponents(view) if _clean_nil(view, s)]
+            return f"cover your {partner}'s nil: play the {label} now so they can play under it"
+        return f"you can't take this trick off your {partner}: keep your good cards and throw the {label}"
+    victims = [s for s in opponents(state, seat) if _clean_nil(view, s)]
     if victims:
         victim = victims[0]
         if state.best_seat == victim and not wins:
@@ -174,7 +173,7 @@ def play_reason(view: SeatView, card: Card) -> str:
             return f"set {names[victim]}'s nil: play low with the {label} so they must go under it"
         if victim not in played and leading:
             return f"set {names[victim]}'s nil: lead the low {label} so they must go under it"
-    need = _need(view)
+    need = contract_need(state, seat)
     plural = "" if need == 1 else "s"
     if need > 0:
         if leading:
@@ -182,8 +181,8 @@ def play_reason(view: SeatView, card: Card) -> str:
                 return (f"you still need {need} trick{plural}: lead the {label}, "
                         f"the highest {SUIT_NAMES[SUIT_OF[card]][:-1]} still out")
             return f"you still need {need} trick{plural}: lead the {label} and keep your winners for later"
-        if mate is not None and state.best_seat == mate and not wins:
-            return f"your partner's {best} is winning the trick: throw the {label} and keep your winners"
+        if state.best_seat in mates and not wins:
+            return f"your {partner}'s {best} is winning the trick: throw the {label} and keep your winners"
         if wins and card >= FIRST_SPADE and SUIT_OF[view.trick[0][1]] != SUIT_OF[card]:
             return f"you still need {need} trick{plural}: trump in with the {label}"
         if wins:
@@ -197,7 +196,7 @@ def play_reason(view: SeatView, card: Card) -> str:
     if not wins:
         return f"{made}: duck under the {best} with the {label} to avoid a bag"
     if winners != legal:
-        short = [s for s in _opponents(view) if (view.bids[s] or 0) > view.tricks_won[s]]
+        short = [s for s in opponents(state, seat) if (view.bids[s] or 0) > view.tricks_won[s]]
         if short:
             return f"{made}: take the trick with the {label}, to set {names[short[0]]}, who still needs tricks"
         return f"{made}: take the trick with the {label} now rather than a costlier one later"

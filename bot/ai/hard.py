@@ -3,9 +3,10 @@
 Each iteration deals the unseen cards consistently with what the seat knows (``Sampler``), then
 plays every candidate move out to the end of the hand with the normal policy for all seats (exactly,
 by max-n search, once few tricks remain) and scores the result as the seat's hand points minus the
-best opponent's, each new bag charged as a debt towards the bag penalty, with a bonus or penalty when
-the hand ends the game. Bids are chosen the same way: each candidate bid (nil only for a hand within
-the normal player's risk limit) is played out over sampled deals; blind nil follows the chance model.
+best opponent's (their mean against five), each new bag charged as a debt towards the bag penalty,
+with a bonus or penalty when the hand ends the game. Bids are chosen the same way: each candidate bid
+(nil only for a hand within the normal player's risk limit) is played out over sampled deals; blind
+nil follows the chance model.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from bot.ai.policy import normal_card
 from bot.ai.sampler import Sampler
 from bot.ai.sim import PlayState
 from bot.engine import SeatView
-from bot.engine.cards import SECOND_COPY, SUIT_MASKS, SUIT_OF, held_copy, mask_of
+from bot.engine.cards import BASE, SUIT_MASKS, SUIT_OF, Card, fold, held_copy, mask_of
 from bot.engine.play_rules import first_leader
 
 DEFAULT_BUDGET_S = 0.7  # with pool overhead: median well under 1 s, p99 under 2 s on two cores
@@ -33,6 +34,10 @@ EXACT_TRICKS = 2  # max-n search instead of rollouts when this many tricks (or f
 EXACT_CARDS = 8  # ... or when this many cards remain: two of two players' tricks cost what four do
 GAME_END_BONUS = 150  # reward for a hand that wins the game (penalty for one that loses it)
 BAG_COST_SHARE = 0.5  # of the bag penalty's share per bag, charged when the bag is taken
+# From this many sides on (six, each for themselves) a hand is scored against the other sides' mean,
+# not their best: which of five opponents has the best hand changes with every card a rollout plays,
+# so the best of them mostly adds noise to the comparison of two candidates.
+MEAN_OF_OTHERS_FROM = 6
 
 
 class BidValue(NamedTuple):
@@ -83,7 +88,8 @@ def rollout(state: PlayState) -> None:
 
 
 class Scorer:
-    """Turns a finished hand into each seat's reward (own change minus the best opponent's)."""
+    """Turns a finished hand into each seat's reward (own change minus the best opponent's, or minus
+    the opponents' mean from ``MEAN_OF_OTHERS_FROM`` sides on)."""
 
     def __init__(self, view: SeatView) -> None:
         self.sides = view.sides
@@ -104,11 +110,11 @@ class Scorer:
         top = max(finals)
         ended = (top >= rules.target or (rules.mercy is not None and min(finals) <= -rules.mercy)) \
             and finals.count(top) == self.seats // self.sides
+        mean = self.sides >= MEAN_OF_OTHERS_FROM
         out = []
         for seat in range(self.seats):
-            best_other = max(p for s, p in enumerate(points)
-                             if (s - seat) % self.sides)
-            reward = float(points[seat] - best_other)
+            others = [p for s, p in enumerate(points) if (s - seat) % self.sides]
+            reward = float(points[seat] - (sum(others) / len(others) if mean else max(others)))
             if ended:
                 reward += GAME_END_BONUS if finals[seat] == top else -GAME_END_BONUS
             out.append(reward)
@@ -134,19 +140,24 @@ def maxn(state: PlayState, scorer: Scorer) -> list[float]:
     return best
 
 
-def distinct_cards(legal: Sequence[int], hand: int, played: int) -> list[int]:
-    """Legal cards that could lead to different outcomes: of cards in sequence within a suit (no
-    card still out between them) only the lowest is kept; of two identical cards (six), one."""
-    if hand >> SECOND_COPY:
-        return sorted({held_copy(hand, card) for card in legal})
+def play_alike(card: Card, other: Card, unseen: int) -> bool:
+    """Two cards of one suit that lead to the same outcomes: no card the seat can't see ranks from
+    one to the other, ends included (six: an unseen twin of either would tie it, and the ``identical``
+    rule would then treat the two cards differently)."""
+    if SUIT_OF[card] != SUIT_OF[other]:
+        return False
+    low, high = sorted((card & BASE, other & BASE))
+    return not fold(unseen) & ((2 << high) - 1) & ~((1 << low) - 1) & SUIT_MASKS[SUIT_OF[card]]
+
+
+def distinct_cards(legal: Sequence[int], hand: int, unseen: int) -> list[int]:
+    """Legal cards that could lead to different outcomes: of two identical cards (six) one, and of
+    cards that play alike (``play_alike``: in sequence, with nothing unseen between) the lowest.
+    Six's hands are long and their cards often in sequence, so this cuts its search most."""
     out: list[int] = []
-    gone_or_mine = hand | played
-    for card in sorted(legal):
-        if out and SUIT_OF[out[-1]] == SUIT_OF[card]:
-            between = ((1 << card) - 1) & ~((2 << out[-1]) - 1) & SUIT_MASKS[SUIT_OF[card]]
-            if between & ~gone_or_mine == 0:
-                continue
-        out.append(card)
+    for card in sorted({held_copy(hand, card) for card in legal}, key=lambda c: c & BASE):
+        if not (out and play_alike(out[-1], card, unseen)):
+            out.append(card)
     return out
 
 
@@ -181,7 +192,7 @@ class HardPlayer:
 
     def play(self, view: SeatView) -> int:
         """The card with the best mean reward, each distinct card played out on the same deals."""
-        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), view.played_mask)
+        candidates = distinct_cards(view.legal_cards, mask_of(view.hand), mask_of(view.unseen_cards()))
         if len(candidates) == 1:
             return candidates[0]
         values = self.play_values(view, candidates)

@@ -6,6 +6,8 @@ code is fair whether it runs on a seat's view or inside a determinized deal.
 
 from __future__ import annotations
 
+from functools import cache
+
 from bot.ai.habits import CURRENT, Habits
 from bot.ai.sim import EVERY_CARD, PlayState
 from bot.engine.cards import (
@@ -50,8 +52,7 @@ def rank(card: Card) -> int:
 
 def team_mates(state: PlayState, seat: int) -> tuple[int, ...]:
     """The other seats of the seat's side (none without teams)."""
-    sides = state.sides
-    return tuple(s for s in range(seat % sides, state.seats, sides) if s != seat)
+    return _seats_around(seat, state.sides, state.seats)[0]
 
 
 def winners_of(state: PlayState, legal: int) -> int:
@@ -104,7 +105,7 @@ def _is_boss(card: Card, outside: int) -> bool:
     return not outside & suit_mask & stronger(card)
 
 
-def _contract_need(state: PlayState, seat: int) -> int:
+def contract_need(state: PlayState, seat: int) -> int:
     """Tricks the seat's contract still needs (its side's, in team modes); nil bidders are left out."""
     bids, won = state.bids, state.won
     mates = team_mates(state, seat)
@@ -115,13 +116,20 @@ def _contract_need(state: PlayState, seat: int) -> int:
     return bids[seat] - won[seat]
 
 
-def _opponents(state: PlayState, seat: int) -> list[int]:
+def opponents(state: PlayState, seat: int) -> tuple[int, ...]:
     """In seat order without teams; clockwise from the seat with teams (the order partners always
     used: the first clean nil found is the one attacked)."""
-    sides, seats = state.sides, state.seats
+    return _seats_around(seat, state.sides, state.seats)[1]
+
+
+@cache
+def _seats_around(seat: int, sides: int, seats: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """A seat's team-mates and opponents, worked out once: rollouts ask for them at every card (six's
+    search plays about a hundred cards a deal), and they depend on the table alone."""
+    mates = tuple(s for s in range(seat % sides, seats, sides) if s != seat)
     if sides == seats:
-        return [s for s in range(seats) if s != seat]
-    return [(seat + k) % seats for k in range(1, seats) if k % sides]
+        return mates, tuple(s for s in range(seats) if s != seat)
+    return mates, tuple((seat + k) % seats for k in range(1, seats) if k % sides)
 
 
 def _should_set(state: PlayState, seat: int) -> bool:
@@ -130,12 +138,13 @@ def _should_set(state: PlayState, seat: int) -> bool:
         return False
     spare = state.tricks_left
     needy = False
+    others = opponents(state, seat)
     for s in range(state.seats):
         if state.bids[s]:
             need = state.bids[s] - state.won[s]
             if need > 0:
                 spare -= need
-                if s in _opponents(state, seat):
+                if s in others:
                     needy = True
     return needy and spare <= 1
 
@@ -160,10 +169,10 @@ def normal_card(state: PlayState, seat: int, habits: Habits = CURRENT) -> Card:
             losers = legal & ~winners_of(state, legal)
             if losers:  # never take a trick off a nil bidder who is winning it
                 return highest_danger(losers)
-    if (habits.nil_attack and (mates or _contract_need(state, seat) <= 0)
+    if (habits.nil_attack and (mates or contract_need(state, seat) <= 0)
             and _clean_nil_opponent(state, seat, still_to_play=True) >= 0):
         return _under_nil(state, legal)
-    if _contract_need(state, seat) > 0 or _should_set(state, seat):
+    if contract_need(state, seat) > 0 or _should_set(state, seat):
         return _take(state, seat, legal, mate)
     if state.best >= 0 and _clean_nil_opponent(state, seat, still_to_play=True) >= 0:
         return low(legal & SUIT_MASKS[state.led] or legal)  # keep the trick low for the nil bidder
@@ -185,7 +194,7 @@ def _under_nil(state: PlayState, legal: int) -> Card:
 def _clean_nil_opponent(state: PlayState, seat: int, still_to_play: bool = False) -> int:
     """An opponent whose nil is still intact (optionally one yet to play to this trick), or -1."""
     played = {s for s, _ in state.trick}
-    for s in _opponents(state, seat):
+    for s in opponents(state, seat):
         if state.bids[s] == 0 and state.won[s] == 0 and (not still_to_play or s not in played):
             return s
     return -1

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any, NamedTuple
 
 from bot.ai.bidding import wants_blind_nil
-from bot.ai.hard import Budget, HardPlayer, distinct_cards
+from bot.ai.hard import Budget, HardPlayer, distinct_cards, play_alike
 from bot.ai.places import card_of, in_places
 from bot.engine import (
     RECORD_FORMAT,
@@ -32,7 +32,8 @@ from bot.engine import (
     start_hand,
 )
 from bot.engine.card_order import card_order
-from bot.engine.cards import SUIT_MASKS, SUIT_OF, Card
+from bot.engine.cards import Card
+from bot.engine.modes import sides_for
 from bot.engine.names import NAME_END, NAME_START, named
 
 REVIEW_ITERATIONS = 24  # sampled deals per decision: a whole game in a few seconds on one core
@@ -81,9 +82,13 @@ class Decision(NamedTuple):
     trick: int  # 1-based during play; 0 while bidding
 
 
+def _rules(record: Mapping[str, Any]) -> Rules:
+    return Rules.from_saved({k: v for k, v in dict(record["rules"]).items() if k in Rules.__dataclass_fields__})
+
+
 def _read(record: Mapping[str, Any]) -> tuple[Game, list[Mapping[str, Any]]]:
     mode = Mode.parse(str(record["mode"]))
-    rules = Rules.from_saved({k: v for k, v in dict(record["rules"]).items() if k in Rules.__dataclass_fields__})
+    rules = _rules(record)
     players = sorted(record["players"], key=lambda p: int(p["seat"]))
     hands = [h for h in record["hands"] if "result" in h]
     first_dealer = int(hands[0]["dealer"]) if hands else 0
@@ -122,15 +127,6 @@ def decisions(record: Mapping[str, Any]) -> Iterator[Decision]:
                     game.play(int(seat), card)
     except (KeyError, TypeError, ValueError, IndexError, EngineError) as error:
         raise ValueError(f"That record can't be replayed: {error}") from None
-
-
-def _same_card(card: Card, other: Card, hand: int, played: int) -> bool:
-    """Two cards of one suit with nothing still out between them: playing either is the same."""
-    if SUIT_OF[card] != SUIT_OF[other]:
-        return False
-    low, high = min(card, other), max(card, other)
-    between = ((1 << high) - 1) & ~((2 << low) - 1) & SUIT_MASKS[SUIT_OF[card]]
-    return between & ~(hand | played) == 0
 
 
 def review_game(record: Mapping[str, Any], seat: int, seed: int = 0, iterations: int = REVIEW_ITERATIONS,
@@ -183,13 +179,13 @@ def review_game(record: Mapping[str, Any], seat: int, seed: int = 0, iterations:
 
 def _play_cost(player: HardPlayer, view: SeatView, card: Card) -> tuple[Card, float] | None:
     """The better card and what the played one cost, or None when there was no real choice."""
-    hand = mask_of(view.hand)
-    candidates = distinct_cards(view.legal_cards, hand, view.played_mask)
+    unseen = mask_of(view.unseen_cards())
+    candidates = distinct_cards(view.legal_cards, mask_of(view.hand), unseen)
     if len(candidates) < 2:
         return None
     values = player.play_values(view, candidates)
     best = max(range(len(candidates)), key=values.__getitem__)
-    chosen = next((i for i, c in enumerate(candidates) if _same_card(c, card, hand, view.played_mask)), None)
+    chosen = next((i for i, c in enumerate(candidates) if play_alike(c, card, unseen)), None)
     if chosen is None or chosen == best:
         return None
     return candidates[best], values[best] - values[chosen]
@@ -200,18 +196,26 @@ def _tricks_taken(record: Mapping[str, Any], seat: int) -> dict[int, int]:
 
 
 def turning_points(record: Mapping[str, Any], seat: int) -> list[str]:
-    """Bag penalties on the seat's side and every nil (made or set), hand by hand, in words."""
-    partners = record["mode"] == "partners"
+    """Bag penalties on the seat's side and every nil (made or set), hand by hand, in words. The side
+    is the mode's (partners, six's pairs and trios): a partner, or in a trio a teammate by name."""
     names = {int(p["seat"]): named(str(p["name"])) for p in record["players"]}
     seats = len(names)
     rules = record["rules"]
     limit, penalty = int(rules.get("bag_limit", 10)), int(rules.get("bag_penalty", 100))
-    mate = (seat + 2) % 4 if partners else None
+    sides = sides_for(Mode.parse(str(record["mode"])), _rules(record))
+    mates = [s for s in range(seat % sides, seats, sides) if s != seat]  # seat s plays for side s % sides
     bags_before = [0] * seats
     out: list[str] = []
 
     def who(other: int) -> str:
-        return "you" if other == seat else "your partner" if other == mate else names[other]
+        if other == seat:
+            return "you"
+        if other in mates:
+            return "your partner" if len(mates) == 1 else f"your teammate {names[other]}"
+        return names[other]
+
+    def whose(other: int) -> str:
+        return "your" if other == seat else f"{who(other)}'s"
 
     for hand in record["hands"]:
         result = hand.get("result")
@@ -223,7 +227,7 @@ def turning_points(record: Mapping[str, Any], seat: int) -> list[str]:
             if int(bid["bid"]) != 0:
                 continue
             kind = "blind nil" if bid["blind"] else "nil"
-            owner = "your" if nil_seat == seat else "your partner's" if nil_seat == mate else f"{names[nil_seat]}'s"
+            owner = whose(nil_seat)
             lost = next(((i, c) for i, t in enumerate(hand["tricks"], start=1) if t["winner"] == nil_seat
                          for s, c in t["plays"] if s == nil_seat), None)
             if lost is None:
@@ -234,7 +238,7 @@ def turning_points(record: Mapping[str, Any], seat: int) -> list[str]:
                            f"when {who(nil_seat)} won with the {card_label(parse_card(code))}")
         bags_after = [int(b) for b in result["bags"]]
         if bags_after[seat] < bags_before[seat]:
-            side = "your side's" if partners else "your"
+            side = "your side's" if mates else "your"
             out.append(f"Hand {number}: {side} bags reached {limit}, a {penalty}-point penalty")
         bags_before = bags_after
     return out

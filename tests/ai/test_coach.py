@@ -8,16 +8,18 @@ from collections.abc import Mapping, Sequence
 from bot.ai import BLIND_NIL, REVEAL, Move
 from bot.ai.coach import advise, bid_reason, blind_nil_reason, only_card_reason, play_reason
 from bot.engine import Game, Mode, Phase, Rules, SeatView, card_label, parse_card, seat_view
+from bot.engine.modes import deck_for, tricks_for
 from bot.engine.names import named
 
 
-def deal_with(mode: Mode, fixed: Mapping[int, Sequence[str]]) -> list[list[int]]:
-    """A deal where the given seats hold the given cards; the rest of the deck goes round in order."""
-    seats, per = (3, 17) if mode is Mode.CUTTHROAT else (4, 13)
-    hands = [[parse_card(c) for c in fixed.get(s, ())] for s in range(seats)]
+def deal_with(mode: Mode, rules: Rules, fixed: Mapping[int, Sequence[str]]) -> list[list[int]]:
+    """A deal where the given seats hold the given cards (first copies in six); the rest of the deck
+    goes round in order."""
+    per = tricks_for(mode, rules)
+    hands = [[parse_card(c) for c in fixed.get(s, ())] for s in range(mode.seats)]
     taken = {c for hand in hands for c in hand}
-    rest = [c for c in range(52) if c not in taken]
-    for seat in range(seats):
+    rest = [c for c in deck_for(mode, rules) if c not in taken]
+    for seat in range(mode.seats):
         while len(hands[seat]) < per:
             hands[seat].append(rest.pop(0))
     return hands
@@ -26,10 +28,10 @@ def deal_with(mode: Mode, fixed: Mapping[int, Sequence[str]]) -> list[list[int]]
 def position(mode: Mode, fixed: Mapping[int, Sequence[str]], bids: Sequence[int], plays: Sequence[str],
              first_dealer: int, rules: Rules | None = None) -> SeatView:
     """The view of the seat on turn after the given bids (in order) and plays (by whoever is on turn)."""
-    seats = 3 if mode is Mode.CUTTHROAT else 4
-    game = Game("coach", mode, rules or Rules(), 0, first_dealer, [f"P{s}" for s in range(seats)])
-    hands = deal_with(mode, fixed)
-    game.deal(hands, [c for c in range(52) if not any(c in h for h in hands)])
+    rules = rules or Rules()
+    game = Game("coach", mode, rules, 0, first_dealer, [f"P{s}" for s in range(mode.seats)])
+    hands = deal_with(mode, rules, fixed)
+    game.deal(hands, [c for c in deck_for(mode, rules) if not any(c in h for h in hands)])
     for bid in bids:
         assert game.turn is not None
         if game.cards_hidden(game.turn):
@@ -54,6 +56,43 @@ def test_covering_a_partners_nil_says_which_card_goes_over_which():
     assert play_reason(view, card("KH")) == "cover your partner's nil: play the K♥ over the Q♥"
     assert play_reason(view, card("3H")) == ("you can't take this trick off your partner: "
                                              "keep your good cards and throw the 3♥")
+
+
+def test_six_pairs_cover_the_partner_across_the_table():
+    # Six pairs: seats 0 and 3 are partners. Dealer 2: seat 3 (nil) leads the Q♥, seats 4 and 5
+    # follow low, and seat 0 is told to cover its partner, not to take a trick it doesn't need.
+    pairs = Rules(teams="pairs")
+    view = position(Mode.SIX, {0: ["KH", "4H", "AS"], 3: ["QH"], 4: ["2H"], 5: ["3H"]},
+                    [0, 3, 3, 2, 3, 3], ["QH", "2H", "3H"], first_dealer=2, rules=pairs)
+    assert view.seat == 0
+    assert play_reason(view, card("KH")) == "cover your partner's nil: play the K♥ over the Q♥"
+    assert play_reason(view, card("4H")) == ("you can't take this trick off your partner: "
+                                             "keep your good cards and throw the 4♥")
+    # Without the nil, seat 0 needs the side's tricks (its 2 and its partner's 3), and its partner's
+    # Q♥ is winning the trick.
+    hearts = {0: ["KH", "4H", "AS"], 3: ["QH"], 4: ["2H"], 5: ["3H"]}
+    need = position(Mode.SIX, hearts, [3, 3, 3, 2, 3, 3], ["QH", "2H", "3H"], first_dealer=2, rules=pairs)
+    assert play_reason(need, card("KH")) == "you still need 5 tricks: take this one with the K♥"
+    assert play_reason(need, card("4H")) == ("your partner's Q♥ is winning the trick: "
+                                             "throw the 4♥ and keep your winners")
+    # Leading: the A♥ is the highest heart still out, though its twin is in another hand.
+    lead = position(Mode.SIX, {0: ["AH", "KH"]}, [3, 3, 3, 3, 3, 3], [], first_dealer=5, rules=pairs)
+    assert lead.seat == 0
+    assert play_reason(lead, card("AH")) == "you still need 6 tricks: lead the A♥, the highest heart still out"
+    assert play_reason(lead, card("KH")) == "you still need 6 tricks: lead the K♥ and keep your winners for later"
+    # Seat 1's partner is seat 4, who has bid 3.
+    bid = position(Mode.SIX, {}, [3, 3, 3, 3], [], first_dealer=2, rules=pairs)
+    assert bid.seat == 1
+    assert bid_reason(bid, 0, 0.4) == "your hand is low and your partner's bid of 3 can cover you"
+
+
+def test_six_trios_name_both_teammates_bids():
+    # Six trios: seats 0, 2 and 4 against 1, 3 and 5; dealer 5, so seat 4 bids after 0 and 2.
+    view = position(Mode.SIX, {}, [3, 2, 4, 3], [], first_dealer=5, rules=Rules(teams="trios"))
+    assert view.seat == 4
+    assert bid_reason(view, 0, 0.4) == "your hand is low and your teammates' bids of 3 and 4 can cover you"
+    solo = position(Mode.SIX, {}, [3, 2, 4, 3], [], first_dealer=5)
+    assert bid_reason(solo, 0, 0.4).startswith("your hand is low: played out, it took only 0.4 tricks")
 
 
 def test_a_nil_bidder_is_told_to_go_under():

@@ -6,6 +6,8 @@ from bot.ai.hard import BAG_COST_SHARE, GAME_END_BONUS, HardPlayer, Scorer, dist
 from bot.ai.policy import low
 from bot.ai.sim import PlayState
 from bot.engine import Game, Phase, Rules, mask_of, parse_card, seat_view
+from bot.engine.cards import SECOND_COPY
+from bot.engine.modes import SIX_DECK
 
 
 def cards(*codes: str) -> list[int]:
@@ -14,10 +16,24 @@ def cards(*codes: str) -> list[int]:
 
 def test_cards_in_sequence_are_one_candidate():
     hand = mask_of(cards("QH", "JH", "9H", "2C"))
-    played = mask_of(cards("10H"))
+    unseen = mask_of(range(52)) & ~hand
     # Q and J touch, and with the 10 gone J and 9 do too; the 2 of clubs is another suit.
-    assert distinct_cards(cards("9H", "JH", "QH"), hand, played) == cards("9H")
-    assert distinct_cards(cards("9H", "JH", "QH"), hand, 0) == cards("9H", "JH")
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, unseen & ~mask_of(cards("10H"))) == cards("9H")
+    assert distinct_cards(cards("9H", "JH", "QH"), hand, unseen) == cards("9H", "JH")
+
+
+def test_two_decks_cards_in_sequence_are_one_candidate_unless_a_twin_is_out():
+    # Six: the twins of the 9♥ and 10♥ seen (played), so 9♥ and 10♥ play alike; an unseen twin of the
+    # J♥ would tie it and not the 10♥, so the J♥ stays a candidate; the K♥'s twin is the same card.
+    def twins(*codes: str) -> int:
+        return mask_of(parse_card(code) + SECOND_COPY for code in codes)
+
+    held = [*cards("9H", "10H", "JH", "KH"), parse_card("KH") + SECOND_COPY]
+    hand = mask_of(held)
+    unseen = mask_of(SIX_DECK) & ~hand & ~twins("9H", "10H")
+    assert distinct_cards(held, hand, unseen) == cards("9H", "JH", "KH")
+    assert distinct_cards(held, hand, unseen & ~twins("JH")) == cards("9H", "KH")
+    assert distinct_cards(held, hand, unseen | twins("9H")) == cards("9H", "10H", "JH", "KH")
 
 
 def _end_of_hand_state() -> tuple[Game, PlayState, Scorer]:
@@ -83,6 +99,19 @@ def test_a_hand_that_ends_the_game_adds_the_game_result():
     unended = scorer.rewards(state)
     assert rewards[0] == unended[0] + GAME_END_BONUS
     assert rewards[1] == unended[1] - GAME_END_BONUS
+
+
+def test_against_five_opponents_a_hand_is_scored_against_their_mean():
+    """Six each for themselves: seat 0 made 3 like four others and seat 5 made 2, so seat 0 is 2
+    points above the others' mean (the best of them would say level); in pairs, against the best."""
+    for teams, expected in (("solo", [2.0] * 5 + [-10.0]), ("pairs", [0.0, 0.0, -10.0] * 2)):
+        game = Game.new("scores", "six", Rules(teams=teams), seed=1)
+        game.deal()
+        view = seat_view(game, 0)
+        tricks = [3, 3, 3, 3, 3, 2] if teams == "solo" else [2, 2, 1, 1, 1, 1]
+        state = PlayState(view.rules, view.sides, [0] * 6, tricks, [False] * 6, tricks[:], [0] * 6, 0, 0, 0, True,
+                          deck=view.deck_mask)
+        assert Scorer(view).rewards(state) == expected
 
 
 def test_hard_bids_are_legal_and_sensible():

@@ -70,6 +70,46 @@ def test_turning_points_name_nils_and_bag_penalties() -> None:
     assert turning_points(record, 1)[0] == "Hand 1: your nil was set on trick 1, when you won with the K♥"
 
 
+def test_a_six_pairs_game_is_reviewed_with_its_twin_cards() -> None:
+    game = Game.new("review-six", Mode.SIX, Rules(target=100, teams="pairs"), seed=8)
+    play_game(game, [make_player("normal", seed) for seed in range(6)])
+    record = export_record(game)
+    review = review_game(record, 3, seed=1, iterations=3)
+    assert [b.took for b in review.bids] == [h["result"]["tricks_won"][3] for h in record["hands"]][:len(review.bids)]
+    assert review.costly
+    for costly in review.costly:  # a card seat 3 played (either copy), and a different one better
+        trick = record["hands"][costly.hand - 1]["tricks"][costly.trick - 1]
+        assert [3, card_label(costly.card)] in [[s, card_label(parse_card(c))] for s, c in trick["plays"]]
+        assert card_label(costly.better) != card_label(costly.card)
+
+
+def test_turning_points_know_six_teams() -> None:
+    # Six pairs: seat 0's partner is seat 3; in trios seats 0, 2 and 4 are a side.
+    names = ("ann", "bob", "cy", "dee", "eve", "fay")
+    plays = [[3, "KH"], [4, "2H"], [5, "3H"], [0, "4H"], [1, "5H"], [2, "6H"]]
+    record = {
+        "mode": "six", "rules": {"teams": "pairs", "bag_limit": 10, "bag_penalty": 100},
+        "players": [{"seat": s, "name": n} for s, n in enumerate(names)],
+        "hands": [
+            {"number": 1, "bids": [{"seat": 3, "bid": 0, "blind": False}, {"seat": 4, "bid": 0, "blind": False}],
+             "tricks": [{"leader": 3, "plays": plays, "winner": 3}], "result": {"bags": [9, 0, 0, 9, 0, 0]}},
+            {"number": 2, "bids": [], "tricks": [], "result": {"bags": [1, 0, 0, 1, 0, 0]}},
+        ],
+    }
+    assert turning_points(record, 0) == [
+        "Hand 1: your partner's nil was set on trick 1, when your partner won with the K♥",
+        f"Hand 1: {named('eve')}'s nil was made",
+        "Hand 2: your side's bags reached 10, a 100-point penalty",
+    ]
+    assert turning_points(record, 1)[1] == "Hand 1: your partner's nil was made"
+    trios = {**record, "rules": {"teams": "trios"}}
+    assert turning_points(trios, 1)[:2] == [
+        f"Hand 1: your teammate {named('dee')}'s nil was set on trick 1, "
+        f"when your teammate {named('dee')} won with the K♥",
+        f"Hand 1: {named('eve')}'s nil was made",
+    ]
+
+
 def test_review_from_the_command_line(tmp_path: Path, record: dict[str, Any],
                                       capsys: pytest.CaptureFixture[str]) -> None:
     path = tmp_path / "game.json"

@@ -45,7 +45,8 @@ from .models import (
     FakeUser,
 )
 from .pointing import point_discord_py_at
-from .server import FailureRule, FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .records import FailureRule, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .server import FakeDiscord
 
 __all__ = [
     "BotProcess",

@@ -21,17 +21,14 @@ import logging
 import zlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import WSMsgType, web
 
-from .models import JSON, new_token
+from .models import JSON, FakeGuild, FakeUser, new_token
 
 ShardKey = tuple[int, int] | None  # (shard_id, shard_count), None for an unsharded session
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
 
 log = logging.getLogger(__name__)
 
@@ -138,10 +135,30 @@ class GatewaySession:
         return f"<GatewaySession {self.session_id[:8]} shard={self.shard} {state}>"
 
 
+class GatewayHost(Protocol):
+    """What the gateway reads of the fake Discord that holds it: named here rather than imported,
+    so the gateway stays below the server that builds it."""
+
+    token: str
+    application_id: int
+    application_flags: int
+    bot_user: FakeUser
+    guilds: dict[int, FakeGuild]
+
+    @property
+    def gateway_url(self) -> str: ...
+
+    def bot_guilds(self) -> list[FakeGuild]: ...
+
+    def notify(self) -> None: ...
+
+    def record_error(self, kind: str, message: str) -> None: ...
+
+
 class FakeGateway:
     """Gateway state for the single bot application of a FakeDiscord: one or more sessions."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: GatewayHost) -> None:
         self.fake = fake
         self.heartbeat_interval_ms = 41250
         self.compress = False

@@ -32,7 +32,6 @@ Beyond that (see each method's docstring):
 """
 
 from .bot_process import BotProcess, bot_environment, run_bot_subprocess
-from .gateway import GatewaySession
 from .models import (
     FakeAttachment,
     FakeChannel,
@@ -47,6 +46,7 @@ from .models import (
 from .pointing import point_discord_py_at
 from .records import FailureRule, FakeDiscordTimeout, ProtocolError, RequestRecord
 from .server import FakeDiscord
+from .sessions import GatewaySession
 
 __all__ = [
     "BotProcess",

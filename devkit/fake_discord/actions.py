@@ -12,18 +12,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from . import models as m
+from .jsontypes import JSON
 from .messaging import Messaging
-from .models import (
-    JSON,
-    FakeChannel,
-    FakeInteraction,
-    FakeMember,
-    FakeMessage,
-    FakeRole,
-    FakeUser,
-    new_snowflake,
-    new_token,
-)
+from .models import FakeChannel, FakeInteraction, FakeMember, FakeMessage, FakeRole, FakeUser, new_snowflake, new_token
 from .records import ATTACHMENT_SIZE_LIMIT
 
 

@@ -16,7 +16,8 @@ from collections.abc import Mapping
 from aiohttp import web
 
 from .gateway import FakeGateway
-from .models import JSON, FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser, new_snowflake, new_token
+from .jsontypes import JSON
+from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeUser, new_snowflake, new_token
 from .ratelimits import ROUTE_LIMITS, RateLimiter, RouteLimit
 from .records import FailureRule, ProtocolError, RequestRecord, Route
 from .spec import discord_spec

@@ -10,7 +10,8 @@ from collections.abc import Mapping
 
 from . import models as m
 from .gateway import INTENT_DIRECT_MESSAGES, INTENT_GUILD_MESSAGES
-from .models import JSON, FakeAttachment, FakeChannel, FakeInteraction, FakeMessage, new_snowflake, utcnow
+from .jsontypes import JSON
+from .models import FakeAttachment, FakeChannel, FakeInteraction, FakeMessage, new_snowflake, utcnow
 from .records import Upload
 from .validation import Problems, validate_message
 from .world import World

@@ -16,7 +16,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from . import models as m
-from .models import JSON, FakeChannel, FakeInteraction, FakeMessage, FakeUser, snowflake_time
+from .jsontypes import JSON
+from .models import FakeChannel, FakeInteraction, FakeMessage, FakeUser, snowflake_time
 
 if TYPE_CHECKING:
     from .world import World

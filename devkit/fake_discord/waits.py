@@ -11,7 +11,8 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from .models import JSON, FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeResponse, FakeUser, new_snowflake
+from .jsontypes import JSON
+from .models import FakeChannel, FakeGuild, FakeInteraction, FakeMessage, FakeResponse, FakeUser, new_snowflake
 from .records import FakeDiscordTimeout
 from .transcript import messages_seen, render_transcript
 from .world import World

@@ -11,7 +11,8 @@ from collections.abc import Iterable
 from . import models as m
 from .core import DiscordCore
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILDS
-from .models import JSON, FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser, Overwrite, new_snowflake
+from .jsontypes import JSON
+from .models import FakeChannel, FakeGuild, FakeMember, FakeRole, FakeUser, Overwrite, new_snowflake
 
 DM_PERMISSIONS = (
     m.VIEW_CHANNEL

@@ -16,7 +16,8 @@ from aiohttp import BodyPartReader, web
 
 from .. import models as m
 from ..faults import Faults
-from ..models import JSON, FakeChannel, FakeGuild, FakeMessage
+from ..jsontypes import JSON
+from ..models import FakeChannel, FakeGuild, FakeMessage
 from ..ratelimits import OTHER, Call, kind_of
 from ..records import Handler, Req, RequestRecord, Route, Upload, json_response, template_regex
 from ..spec import Miss

@@ -8,7 +8,8 @@ from typing import Any
 
 from aiohttp import web
 
-from ..models import JSON, new_snowflake
+from ..jsontypes import JSON
+from ..models import new_snowflake
 from ..records import Req, json_response, no_content
 from ..validation import Problems, validate_command
 from .base import Rest

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from ..models import JSON
+from ..jsontypes import JSON
 from ..records import Req, json_response, truthy
 from .base import Rest
 

@@ -9,8 +9,9 @@ import time
 from aiohttp import web
 
 from .. import models as m
+from ..jsontypes import JSON
 from ..messaging import Messaging
-from ..models import JSON, FakeInteraction, FakeMessage, FakeResponse
+from ..models import FakeInteraction, FakeMessage, FakeResponse
 from ..records import Req, json_response, no_content, truthy
 from ..validation import validate_choices, validate_modal
 from .base import Rest

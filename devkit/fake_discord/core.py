@@ -24,6 +24,7 @@ from .spec import discord_spec
 
 log = logging.getLogger(__name__)
 
+
 class DiscordCore:
     """The fake's state and the calls every part needs; the parts above add one job each."""
 

@@ -5,6 +5,12 @@ real discord.py client, then plays users: slash commands, autocomplete, button c
 Everything the bot sends is stored (messages, edits, files, interaction responses) and
 anything Discord would reject is answered like Discord does AND recorded in `errors`, which
 the pytest fixture asserts empty at teardown, so a bot that swallows HTTP errors still fails.
+
+`FakeDiscord` is composed of one mixin per job, each in its own module over `core.DiscordCore`
+(the state): `world` (building the world), `messaging` (storing messages), `faults` (failure
+injection), `actions` (what users do), `waits` (what users see, and waiting for it), and under
+`rest/` the plumbing every request goes through and the route families. This module holds what
+names them all: the HTTP app and the route table.
 """
 
 from __future__ import annotations

@@ -19,6 +19,7 @@ from .world import World
 
 T = TypeVar("T")
 
+
 class Waits(World):
     """Read what users see and wait, with a timeout that says what was awaited, for the bot to act."""
 

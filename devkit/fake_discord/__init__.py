@@ -32,7 +32,6 @@ Beyond that (see each method's docstring):
 """
 
 from .bot_process import BotProcess, bot_environment, run_bot_subprocess
-from .gateway import GatewaySession
 from .models import (
     FakeAttachment,
     FakeChannel,
@@ -45,7 +44,9 @@ from .models import (
     FakeUser,
 )
 from .pointing import point_discord_py_at
-from .server import FailureRule, FakeDiscord, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .records import FailureRule, FakeDiscordTimeout, ProtocolError, RequestRecord
+from .server import FakeDiscord
+from .sessions import GatewaySession
 
 __all__ = [
     "BotProcess",

@@ -14,7 +14,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .server import FakeDiscord, FakeDiscordTimeout
+from .records import FakeDiscordTimeout
+from .server import FakeDiscord
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -15,23 +15,17 @@ always did; real Discord would let two unsharded sessions run side by side.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import logging
-import zlib
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import orjson
 from aiohttp import WSMsgType, web
 
-from .models import JSON, new_token
-
-ShardKey = tuple[int, int] | None  # (shard_id, shard_count), None for an unsharded session
-
-if TYPE_CHECKING:
-    from .server import FakeDiscord
+from .jsontypes import JSON
+from .models import FakeGuild, FakeUser, new_token
+from .sessions import GatewayConnection, GatewaySession, ShardKey
 
 log = logging.getLogger(__name__)
 
@@ -62,86 +56,30 @@ def dispatch_frame(event: str, seq: int, data: JSON) -> JSON:
     return {"t": event, "s": seq, "op": OP_DISPATCH, "d": data}
 
 
-class GatewayConnection:
-    """One websocket: an ordered outgoing queue drained by a single writer task."""
+class GatewayHost(Protocol):
+    """What the gateway reads of the fake Discord that holds it: named here rather than imported,
+    so the gateway stays below the server that builds it."""
 
-    def __init__(self, ws: web.WebSocketResponse, compress: bool) -> None:
-        self.ws = ws
-        self.queue: asyncio.Queue[JSON | None] = asyncio.Queue()
-        self.compressor = zlib.compressobj() if compress else None
-        self.session: GatewaySession | None = None
-        self.closed = False
-        self.writer = asyncio.create_task(self._write_loop())
-
-    def send(self, payload: JSON) -> None:
-        if not self.closed:
-            self.queue.put_nowait(payload)
-
-    async def _write_loop(self) -> None:
-        while True:
-            payload = await self.queue.get()
-            if payload is None or self.ws.closed:
-                return
-            text = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode()
-            try:
-                if self.compressor is not None:
-                    data = self.compressor.compress(text.encode()) + self.compressor.flush(zlib.Z_SYNC_FLUSH)
-                    await self.ws.send_bytes(data)
-                else:
-                    await self.ws.send_str(text)
-            except (ConnectionError, RuntimeError):
-                return
-
-    async def close(self, code: int) -> None:
-        self.closed = True
-        self.queue.put_nowait(None)
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await asyncio.wait_for(self.writer, 1.0)
-        with contextlib.suppress(Exception):
-            await self.ws.close(code=code, message=b"fake discord closed the connection")
-
-
-@dataclass(eq=False)
-class GatewaySession:
-    """A gateway session: survives websocket drops so a RESUME can replay what was missed."""
-
-    session_id: str
-    intents: int
-    seq: int = 0
-    log: list[tuple[int, str, JSON]] = field(default_factory=list)
-    conn: GatewayConnection | None = None
-    invalidated: bool = False
-    shard: ShardKey = None
-    guild_ids: list[int] = field(default_factory=list)  # the guilds its READY listed
+    token: str
+    application_id: int
+    application_flags: int
+    bot_user: FakeUser
+    guilds: dict[int, FakeGuild]
 
     @property
-    def shard_id(self) -> int:
-        return 0 if self.shard is None else self.shard[0]
+    def gateway_url(self) -> str: ...
 
-    @property
-    def shard_count(self) -> int:
-        return 1 if self.shard is None else self.shard[1]
+    def bot_guilds(self) -> list[FakeGuild]: ...
 
-    @property
-    def connected(self) -> bool:
-        """It has a live websocket (events are delivered now, not buffered for a RESUME)."""
-        return self.conn is not None and not self.invalidated
+    def notify(self) -> None: ...
 
-    def covers(self, guild_id: int | None) -> bool:
-        """Whether Discord routes an event of this guild (None: no guild, e.g. a DM) to this session."""
-        if guild_id is None:
-            return self.shard_id == 0
-        return (guild_id >> 22) % self.shard_count == self.shard_id
-
-    def __repr__(self) -> str:
-        state = "invalidated" if self.invalidated else "connected" if self.conn is not None else "disconnected"
-        return f"<GatewaySession {self.session_id[:8]} shard={self.shard} {state}>"
+    def record_error(self, kind: str, message: str) -> None: ...
 
 
 class FakeGateway:
     """Gateway state for the single bot application of a FakeDiscord: one or more sessions."""
 
-    def __init__(self, fake: FakeDiscord) -> None:
+    def __init__(self, fake: GatewayHost) -> None:
         self.fake = fake
         self.heartbeat_interval_ms = 41250
         self.compress = False

@@ -14,12 +14,12 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from .jsontypes import JSON
 
 if TYPE_CHECKING:
-    from .gateway import GatewaySession
-
-JSON = dict[str, Any]
+    from .sessions import GatewaySession
 
 DISCORD_EPOCH_MS = 1420070400000
 

@@ -25,7 +25,8 @@ import pytest_asyncio
 
 from .bot_process import BotProcess
 from .ratelimits import DISCORD_LIMITS, EXEMPT_KINDS
-from .server import FakeDiscord, RequestRecord
+from .records import RequestRecord
+from .server import FakeDiscord
 
 BotRunner = Callable[..., Awaitable[BotProcess]]
 

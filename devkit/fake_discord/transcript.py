@@ -16,10 +16,11 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from . import models as m
-from .models import JSON, FakeChannel, FakeInteraction, FakeMessage, FakeUser, snowflake_time
+from .jsontypes import JSON
+from .models import FakeChannel, FakeInteraction, FakeMessage, FakeUser, snowflake_time
 
 if TYPE_CHECKING:
-    from .server import FakeDiscord
+    from .world import World
 
 MENTION = re.compile(r"<(@!?|@&|#)(\d+)>")
 TIMESTAMP = re.compile(r"<t:(-?\d+)(?::[tTdDfFR])?>")
@@ -27,7 +28,7 @@ TIME_WIDTH = 9
 BODY_INDENT = " " * (TIME_WIDTH + 2)
 
 
-def can_see(fake: FakeDiscord, user: FakeUser, message: FakeMessage) -> bool:
+def can_see(fake: World, user: FakeUser, message: FakeMessage) -> bool:
     """Whether `message` is on `user`'s screen: their ephemerals, their DMs, public messages of
     guild channels they can view."""
     if message.ephemeral:
@@ -39,7 +40,7 @@ def can_see(fake: FakeDiscord, user: FakeUser, message: FakeMessage) -> bool:
 
 
 def messages_seen(
-    fake: FakeDiscord,
+    fake: World,
     user: FakeUser,
     channels: Iterable[FakeChannel] | None = None,
     *,
@@ -62,7 +63,7 @@ def messages_seen(
 # ---------------------------------------------------------------------------------------- text
 
 
-def display_name(fake: FakeDiscord, user: FakeUser, channel: FakeChannel | None = None) -> str:
+def display_name(fake: World, user: FakeUser, channel: FakeChannel | None = None) -> str:
     """The name the Discord client shows: server nickname, else display name, else username."""
     guild = channel.guild if channel is not None else None
     member = guild.member(user) if guild is not None else None
@@ -71,7 +72,7 @@ def display_name(fake: FakeDiscord, user: FakeUser, channel: FakeChannel | None 
     return user.global_name or user.username
 
 
-def _readable(fake: FakeDiscord, text: str, channel: FakeChannel | None) -> str:
+def _readable(fake: World, text: str, channel: FakeChannel | None) -> str:
     """Mentions and timestamps as the client renders them (`@Alice`, `#spades`, a UTC time)."""
 
     def mention(match: re.Match[str]) -> str:
@@ -137,7 +138,7 @@ def _media_name(media: Any, description: Any = None) -> str:
 class _Renderer:
     """Turns one message into indented plain-text lines."""
 
-    def __init__(self, fake: FakeDiscord, channel: FakeChannel, width: int) -> None:
+    def __init__(self, fake: World, channel: FakeChannel, width: int) -> None:
         self.fake = fake
         self.channel = channel
         self.width = max(width, 40)
@@ -298,14 +299,14 @@ def _offset(seconds: float) -> str:
     return f"{sign}{minutes}:{secs:06.3f}"
 
 
-def _channel_title(fake: FakeDiscord, channel: FakeChannel) -> str:
+def _channel_title(fake: World, channel: FakeChannel) -> str:
     if channel.is_dm:
         return f"DM with {display_name(fake, fake.bot_user)}"
     guild = channel.guild
     return f"#{channel.name}" + (f" ({guild.name})" if guild is not None else "")
 
 
-def _header(fake: FakeDiscord, user: FakeUser, msg: FakeMessage) -> str:
+def _header(fake: World, user: FakeUser, msg: FakeMessage) -> str:
     parts = [display_name(fake, msg.author, msg.channel)]
     if msg.author.bot:
         parts[0] += " [APP]"
@@ -321,7 +322,7 @@ def _header(fake: FakeDiscord, user: FakeUser, msg: FakeMessage) -> str:
 
 
 def _items(
-    fake: FakeDiscord, user: FakeUser, channels: list[FakeChannel] | None, since: int | None, actions: bool
+    fake: World, user: FakeUser, channels: list[FakeChannel] | None, since: int | None, actions: bool
 ) -> Iterator[tuple[int, FakeChannel, FakeMessage | FakeInteraction]]:
     for msg in messages_seen(fake, user, channels, since=since):
         yield msg.id, msg.channel, msg
@@ -334,7 +335,7 @@ def _items(
 
 
 def render_transcript(
-    fake: FakeDiscord,
+    fake: World,
     user: FakeUser,
     channel: FakeChannel | None = None,
     *,

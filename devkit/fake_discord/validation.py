@@ -10,7 +10,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .models import FLAG_IS_COMPONENTS_V2, JSON, iter_components
+from .jsontypes import JSON
+from .models import FLAG_IS_COMPONENTS_V2, iter_components
 
 Problems = list[tuple[str, str]]
 

@@ -64,7 +64,6 @@ from bot.service import (
 log = logging.getLogger(__name__)
 
 
-
 class Publisher:
     """`games` is what it may ask of the game service (its listener, whose changes it publishes)."""
 
@@ -131,7 +130,7 @@ class Publisher:
         desk = self._desks.get(live.game_id)
         if desk is not None:
             desk.panels.answering(user_id, clicked)
-            if not clicked:  # what the refreshes skipped meanwhile (computer moves) is shown now
+            if not clicked:  # what the refreshes skipped meanwhile is shown now
                 desk.queue.put_nowait((live, Wake(panels=True)))
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:

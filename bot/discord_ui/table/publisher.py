@@ -112,7 +112,9 @@ class Publisher:
             self.publish(live, [])
             desk = self._desks[live.game_id]
         replaced = desk.panels.show(user_id, interaction, token, face)
-        desk.queue.put_nowait((live, Wake(panels=live.shown.token != token)))
+        moved_on = live.shown.token != token
+        if moved_on or replaced is None:  # behind already, or a first panel: its sleep is a new timer
+            desk.queue.put_nowait((live, Wake(panels=moved_on)))
         return replaced
 
     def lobby_shown(self, live: LiveGame, interaction: discord.Interaction[Any]) -> None:

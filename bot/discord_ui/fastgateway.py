@@ -167,7 +167,7 @@ _DIRECT_FRAME = re.compile(r'\{"t":"(INTERACTION_CREATE|MESSAGE_UPDATE)","s":(\d
 
 def _read_frames_directly() -> None:
     """The gateway's two busiest frames skip discord.py's reading of a frame (its event dispatch,
-    logging and listener scan, about a third of a click's gateway cost): an edit nobody reads
+    logging and listener scan, on every click): an edit nobody reads
     (`_unread`) is recognised by its start and not parsed at all; an interaction, when the fast route
     is installed, is parsed and handed to it. Discord writes a dispatch's `t` and `s` first; any
     other frame, or a client without these parsers, is read by discord.py as before."""

@@ -77,9 +77,11 @@ def rest_kind(method: str, url: str) -> str:
     return f"{method} {'/'.join(words)}"
 
 
-def rest_answered(method: str, url: str, status: int, headers: Mapping[str, str]) -> None:
-    """The transport got an answer from Discord (the fast path's calls and discord.py's alike)."""
-    kind = rest_kind(method, url)
+def rest_answered(method: str, url: str, status: int, headers: Mapping[str, str], kind: str | None = None) -> None:
+    """The transport got an answer from Discord (the fast path's calls and discord.py's alike);
+    `kind` is `rest_kind(method, url)`, given by a caller that knows it without reading the URL."""
+    if kind is None:
+        kind = rest_kind(method, url)
     by_status = _rest.get(kind)
     if by_status is None:
         by_status = _rest[kind] = _children(REST_CALLS, kind)

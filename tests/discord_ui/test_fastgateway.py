@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import re
+import weakref
 from collections.abc import AsyncIterator
 from typing import Any, ClassVar
 
@@ -28,10 +30,12 @@ class Pick:
     """A button kind for the fast route: it answers by showing what was picked, then follows up."""
 
     answered: ClassVar[list[tuple[str, bool]]] = []
+    clicks: ClassVar[list[weakref.ref[discord.Interaction[Any]]]] = []
 
     @classmethod
     async def clicked(cls, interaction: discord.Interaction[Any], match: re.Match[str]) -> None:
         number = match["number"]
+        Pick.clicks.append(weakref.ref(interaction))
         await edits.update(interaction, faces.closed_panel(f"picked {number}"))
         Pick.answered.append((number, interaction.response.is_done()))
         await interaction.followup.send(f"follow-up of {number}", ephemeral=True)
@@ -107,10 +111,28 @@ async def a_club(compress: bool = False) -> AsyncIterator[tuple[FakeDiscord, Fak
             yield fake, alice, channel, client
 
 
-@pytest.mark.asyncio
-async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_through_discord_py() -> None:
+def frames_parsed_by_discord_py(monkeypatch: pytest.MonkeyPatch) -> list[str | None]:
+    """The gateway frames discord.py itself turned into objects, by event, from now on."""
+    parsed: list[str | None] = []
+    parse = discord.utils._from_json
+
+    def spy(text: str) -> Any:
+        frame = parse(text)
+        if isinstance(frame, dict) and "op" in frame:
+            parsed.append(frame.get("t"))
+        return frame
+
+    monkeypatch.setattr(discord.utils, "_from_json", spy)
+    return parsed
+
+
+@pytest.mark.parametrize("compress", [False, True], ids=["plain", "zlib-stream"])
+async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_through_discord_py(
+        monkeypatch: pytest.MonkeyPatch, compress: bool) -> None:
     Pick.answered.clear()
-    async with a_club() as (fake, alice, channel, client):
+    Pick.clicks.clear()
+    parsed = frames_parsed_by_discord_py(monkeypatch)
+    async with a_club(compress) as (fake, alice, channel, client):
         view = discord.ui.LayoutView(timeout=None)  # a panel's layout: text and a row of buttons
         view.add_item(discord.ui.TextDisplay("choose"))
         view.add_item(discord.ui.ActionRow(discord.ui.Button(label="Pick", custom_id="pick:3"), Other("5")))
@@ -128,27 +150,31 @@ async def test_a_fast_click_is_answered_and_counts_as_answered_and_others_go_thr
             pytest.fail("the follow-up of a fast-answered click was not sent")
         assert Pick.answered == [("3", True)]  # discord.py counts the raw answer as the answer
         assert client.fast.taken == 1 and client.noted == [click.id]
+        gc.disable()
+        try:  # answered and let go, the click is freed at once, not left for a garbage collection
+            for _ in range(50):
+                if Pick.clicks[-1]() is None:
+                    break
+                await asyncio.sleep(0.01)
+            assert Pick.clicks[-1]() is None
+        finally:
+            gc.enable()
 
         again = await client.get_partial_messageable(channel.id).send(view=view)
         other = await fake.click_button(alice, channel.messages[again.id], "other:5")
         reply = await fake.wait_for_response(other)
         assert reply.message is not None and reply.message.content == "other 5"
         assert client.fast.taken == 1  # left to discord.py, which found its dynamic item
+        # Both clicks' frames were read past discord.py's frame handling, their numbers kept (the
+        # client heartbeats and resumes from the last event Discord sent).
+        assert "READY" in parsed and "INTERACTION_CREATE" not in parsed
+        assert client.ws.sequence == fake.gateway.target().seq
 
 
 @pytest.mark.parametrize("compress", [False, True], ids=["plain", "zlib-stream"])
 async def test_messages_in_a_channel_are_counted_by_id_and_edits_are_not_read(
         monkeypatch: pytest.MonkeyPatch, compress: bool) -> None:
-    parsed: list[str | None] = []  # the frames discord.py turned into objects, by event
-    parse = discord.utils._from_json
-
-    def spy(text: str) -> Any:
-        frame = parse(text)
-        if isinstance(frame, dict) and "op" in frame:
-            parsed.append(frame.get("t"))
-        return frame
-
-    monkeypatch.setattr(discord.utils, "_from_json", spy)
+    parsed = frames_parsed_by_discord_py(monkeypatch)
     async with a_club(compress) as (fake, alice, channel, client):
         chat = await fake.send_user_message(alice, channel, "nice hand")
         posted = await client.get_partial_messageable(channel.id).send("the table")

@@ -23,6 +23,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from bot.config import Config, ConfigError
+from bot.discord_ui.transport import fastpath
 from bot.ops import metrics
 from bot.ops.logs import JsonLines, masked_url, ready_line
 from bot.ops.serve import Health
@@ -122,6 +123,17 @@ async def test_a_taken_metrics_port_is_one_line_and_exit_code_2(tmp_path: Path) 
 ])
 def test_a_rest_call_is_counted_by_its_route_without_ids_or_tokens(method: str, url: str, kind: str) -> None:
     assert metrics.rest_kind(method, url) == kind
+
+
+def test_the_fast_paths_calls_are_counted_as_their_urls_read() -> None:
+    """The fast path names its frequent calls' kinds itself rather than reading every URL: the same
+    kinds, so its calls and discord.py's add up under one label."""
+    webhook = f"https://127.0.0.1:8443/api/v10/webhooks/111/{TOKEN}"
+    assert metrics.rest_kind("PATCH", f"{webhook}/messages/@original") == fastpath._EDIT
+    assert metrics.rest_kind("DELETE", f"{webhook}/messages/222") == fastpath._DELETE
+    assert metrics.rest_kind("POST", f"{webhook}?wait=1&with_components=1") == fastpath._FOLLOW_UP
+    assert metrics.rest_kind("POST", f"https://127.0.0.1:8443/api/v10/interactions/333/{TOKEN}/callback?"
+                             "with_response=1") == fastpath._CALLBACK
 
 
 def _value(name: str, **labels: str) -> float:

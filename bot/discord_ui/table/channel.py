@@ -132,6 +132,8 @@ class GameChannel:
         wait = self.pace.ready_in(via.interaction)
         if wait > 0:
             await asyncio.sleep(wait)
+
+
 def public(live: LiveGame) -> TableView:
     """What a started game shows in its channel: its public view as of its last save (taken by the
     service under the game's lock), never the game itself, which may hold a move being saved."""

@@ -24,10 +24,6 @@ from bot.service import GameService, LiveGame, Refusal
 log = logging.getLogger(__name__)
 
 
-
-
-
-
 class Handlers:
     def __init__(self, service: GameService, publisher: Publisher) -> None:
         self.service = service
@@ -104,9 +100,11 @@ class Handlers:
                 shown = live.shown  # as saved just now (or since)
                 face, token = faces.panel(live, shown.view(user_id), notice), shown.token
                 await self.publisher.edits.update(interaction, face)
-            finally:
+            except BaseException:
                 self.publisher.answering(live, user_id, False)
-            self.publisher.panel_shown(live, user_id, interaction, token, face)  # the same message, updated
+                raise
+            # The same message, updated: kept current from here (which ends `answering`).
+            self.publisher.panel_shown(live, user_id, interaction, token, face)
         except Exception as error:
             await report_error(interaction, error)
 

@@ -109,8 +109,9 @@ class PanelSet:
         self.retry_at = None if later is None else time.monotonic() + later
 
     def answering(self, user_id: int, clicked: bool) -> None:
-        """A click on this user's panel is being answered (True), or was answered or failed (False):
-        meanwhile the answer itself brings the panel up to date, so it isn't edited twice."""
+        """A click on this user's panel is being answered (True), or its answer failed (False; one
+        that got through ends it by `show`): meanwhile the answer itself brings the panel up to
+        date, so it isn't edited twice."""
         panel = self.open.get(user_id)
         if panel is not None:
             panel.answering = clicked

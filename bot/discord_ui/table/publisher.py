@@ -64,7 +64,6 @@ from bot.service import (
 log = logging.getLogger(__name__)
 
 
-
 class Publisher:
     """`games` is what it may ask of the game service (its listener, whose changes it publishes)."""
 
@@ -113,7 +112,9 @@ class Publisher:
             self.publish(live, [])
             desk = self._desks[live.game_id]
         replaced = desk.panels.show(user_id, interaction, token, face)
-        desk.queue.put_nowait((live, Wake(panels=live.shown.token != token)))
+        moved_on = live.shown.token != token
+        if moved_on or replaced is None:  # behind already, or a first panel: its sleep is a new timer
+            desk.queue.put_nowait((live, Wake(panels=moved_on)))
         return replaced
 
     def lobby_shown(self, live: LiveGame, interaction: discord.Interaction[Any]) -> None:
@@ -131,7 +132,7 @@ class Publisher:
         desk = self._desks.get(live.game_id)
         if desk is not None:
             desk.panels.answering(user_id, clicked)
-            if not clicked:  # what the refreshes skipped meanwhile (computer moves) is shown now
+            if not clicked:  # what the refreshes skipped meanwhile is shown now
                 desk.queue.put_nowait((live, Wake(panels=True)))
 
     def note_message(self, channel_id: int, message_id: int, deleted: bool = False) -> None:

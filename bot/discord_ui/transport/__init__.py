@@ -97,9 +97,10 @@ class Transport:
         self._auth: dict[str, bytes] = {}
 
     async def call(self, method: str, url: str, body: bytes, *, token: str | None = None,
-                   timeout: float | None = None, resend: bool | None = None) -> Reply:
+                   timeout: float | None = None, resend: bool | None = None, kind: str | None = None) -> Reply:
         """Send a JSON `body`; with `token`, as the bot (the call counts against the token's global
-        limit). The answer of a success, else raises. `resend`: see `HttpClient.request`."""
+        limit). The answer of a success, else raises. `resend`: see `HttpClient.request`; `kind`:
+        the call's route for the metrics, if the caller knows it (`rest_kind` reads it off the URL)."""
         counted = token is not None
         key = route_key(method, url[url.find("/", url.find("//") + 2):])
         limits = self.limits
@@ -113,7 +114,7 @@ class Transport:
             limits.spend(key)
         reply = await self.http.request(method, url, body, self._headers(token), timeout=timeout, resend=resend)
         limits.note(key, reply.status, reply.headers, reply.body if reply.status == 429 else None)
-        rest_answered(method, url, reply.status, reply.headers)
+        rest_answered(method, url, reply.status, reply.headers, kind)
         if reply.status < 300:
             return reply
         raise error_for(reply)

@@ -64,7 +64,7 @@ class _Connection(asyncio.Protocol):
         self.used = False  # it carried a request before
         self.idle_since = 0.0
         self.started = False  # a byte of the current answer came
-        self._parser: httptools.HttpResponseParser | None = None
+        self._parser = httptools.HttpResponseParser(self)  # llhttp reads a kept connection's answers in turn
         self._reason = b""
         self._headers: dict[str, str] = {}
         self._body: list[bytes] = []
@@ -76,7 +76,6 @@ class _Connection(asyncio.Protocol):
     def send(self, data: bytes, waiter: asyncio.Future[Reply]) -> None:
         assert self.transport is not None and self.waiter is None
         self.waiter, self.started = waiter, False
-        self._parser = httptools.HttpResponseParser(self)
         self._reason, self._headers, self._body = b"", {}, []
         self._head_done = self._complete = False
         self.transport.write(data)
@@ -89,7 +88,6 @@ class _Connection(asyncio.Protocol):
         self._headers[name.decode("latin-1").lower()] = value.decode("latin-1")
 
     def on_headers_complete(self) -> None:
-        assert self._parser is not None
         self._head_done = True
         self._keep = self._parser.should_keep_alive()  # llhttp knows it only until the message ends
 
@@ -97,20 +95,18 @@ class _Connection(asyncio.Protocol):
         self._body.append(body)
 
     def on_message_complete(self) -> None:
-        assert self._parser is not None
         if 100 <= self._parser.get_status_code() < 200:  # an interim answer (never asked for): the real one follows
             self._reason, self._headers, self._body, self._head_done = b"", {}, [], False
             return
         self._complete = True
 
     def data_received(self, data: bytes) -> None:
-        parser = self._parser
-        if self.waiter is None or parser is None:  # nothing asked: a server speaking out of turn can't be trusted
+        if self.waiter is None:  # nothing asked: a server speaking out of turn can't be trusted
             self._close()
             return
         self.started = True
         try:
-            parser.feed_data(data)
+            self._parser.feed_data(data)
         except httptools.HttpParserError as error:
             self._fail(Disconnected(f"malformed answer: {error}"))
             return
@@ -133,7 +129,6 @@ class _Connection(asyncio.Protocol):
             self._fail(Disconnected("the answer was cut short" + (f": {exc}" if exc else "")))
 
     def _reply(self) -> Reply:
-        assert self._parser is not None
         return Reply(self._parser.get_status_code(), self._reason.decode("latin-1"), self._headers,
                      b"".join(self._body))
 

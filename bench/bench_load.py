@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import json
 import logging
 import math
@@ -60,9 +59,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,276 +69,20 @@ import uvloop
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from load_players import SHORT_GAMES, LoadDiscord, Table, Tally, kind_of, play_closed  # noqa: E402
+from load_figures import Window, drain, ms, percentile  # noqa: E402
+from load_players import Table, play_closed  # noqa: E402
+from load_world import CONFIGS, PLAYERS, Unavailable, World, quiet_collector, running  # noqa: E402
 
-from devkit.fake_discord import BotProcess, FakeInteraction  # noqa: E402
-from devkit.fake_discord.ratelimits import DISCORD_LIMITS, NO_LIMITS  # noqa: E402
+from devkit.fake_discord import FakeInteraction  # noqa: E402
 
-CONFIGS = {"sqlite-1": ("sqlite", 1), "pg-1": ("pg", 1), "pg-2shards": ("pg", 2)}
-PG_MISSING = "PostgreSQL configurations need devkit/pg.py (the PostgreSQL store)"
-TABLES_PER_GUILD = 10  # servers with a few game channels each, spread over the shards
-PLAYERS = 3
-BOT_ENV = {"BOT_MOVE_DELAY": "0", "HAND_PAUSE": "0", "LOG_LEVEL": "WARNING"}
 PREPARE_TABLE_S = 60.0  # at most this long getting one table ready
 PREPARE_AT_ONCE = 50  # tables getting ready together before an open-loop run (more made acks late on 2 cores)
 STAGGER_MOVES = 54  # a cutthroat hand: 3 bids and 51 cards, and games to 50 with mercy 50 last about one
 OVERLOADED_P99_MS = 1000.0  # a sweep stops after a rate this slow, or that lost answers: higher ones only
 OVERLOADED_LOST = 0.01  # collapse further (an answer after 3 s is refused, so p99 alone never shows more)
 STALL_SECONDS = 30.0  # open loop: a table not waiting for an arrival with nothing answered this long is stuck
-DRAIN_SECONDS = 5.0  # after a run: how long the answers still in flight are awaited
 TARGET_P99_MS = 100.0
 ENOUGH_OF_OFFERED = 0.95  # an open-loop rate counts only if this much of it was really sent
-
-
-class Unavailable(Exception):
-    """A configuration can't run here; the message is the one line the user sees."""
-
-
-# ------------------------------------------------------------------------------ measuring
-def cpu_seconds(pid: int | None) -> float | None:
-    """CPU time a process has used so far (Linux), to tell a busy bot from a busy machine."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, IndexError, ValueError):
-        return None
-
-
-def machine_busy_seconds() -> float:
-    """CPU time all processes on the machine have used (Linux /proc/stat): what else ran shows as
-    this less the bots and this process."""
-    fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
-    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[:8])
-    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
-
-
-def percentile(ordered: Sequence[float], fraction: float) -> float:
-    return ordered[min(len(ordered) - 1, int(len(ordered) * fraction))]
-
-
-def ms(seconds: float) -> float:
-    return round(1000 * seconds, 2)
-
-
-def latency_figures(interactions: Sequence[FakeInteraction]) -> dict[str, Any]:
-    latencies = sorted(i.response.latency for i in interactions if i.response is not None)
-    return {
-        "answered": len(latencies),
-        "unanswered": len(interactions) - len(latencies),
-        "ack_p50_ms": ms(percentile(latencies, 0.50)) if latencies else None,
-        "ack_p99_ms": ms(percentile(latencies, 0.99)) if latencies else None,
-        "ack_max_ms": ms(latencies[-1]) if latencies else None,
-        "acks_over_3s": sum(1 for x in latencies if x > 3.0),
-    }
-
-
-def by_kind(interactions: Sequence[FakeInteraction]) -> dict[str, dict[str, float]]:
-    kinds: dict[str, list[float]] = {}
-    for inter in interactions:
-        if inter.response is not None:
-            kinds.setdefault(kind_of(inter), []).append(inter.response.latency)
-    out = {}
-    for kind, samples in sorted(kinds.items()):
-        samples.sort()
-        out[kind] = {"n": len(samples), "p50_ms": round(1000 * percentile(samples, 0.5), 1),
-                     "p99_ms": round(1000 * percentile(samples, 0.99), 1), "max_ms": round(1000 * samples[-1], 1)}
-    return out
-
-
-@dataclass
-class Window:
-    """Counters at the start of a measured stretch, to report what happened within it."""
-
-    world: World
-    started: float = field(default_factory=time.monotonic)
-    own_cpu: float = field(default_factory=time.process_time)
-    machine_cpu: float = field(default_factory=machine_busy_seconds)
-    bot_cpu: list[float | None] = field(default_factory=list)
-    requests: Counter[str] = field(default_factory=Counter)
-    calls: Counter[str] = field(default_factory=Counter)  # REST calls by kind (the fake's counters)
-    counted_calls: int = 0  # of them, those against the token's global limit
-    limited: int = 0  # 429s answered
-    errors: int = 0
-    tally: Tally = field(default_factory=Tally)  # its counts only
-    unexpected: int = 0
-    shown_from: int = 0  # where this stretch starts in the tally's timings
-    behind_from: int = 0
-
-    def __post_init__(self) -> None:
-        fake, tally = self.world.fake, self.world.tally
-        self.bot_cpu = self.world.bot_cpu()
-        self.requests = Counter(fake.request_counts)
-        self.calls, self.counted_calls, self.limited = Counter(fake.calls_by_kind), fake.global_calls, fake.count_429s()
-        self.errors = len(fake.errors)
-        self.tally = Tally(tally.moves, tally.games_started, tally.games_finished)
-        self.unexpected = len(tally.unexpected)
-        self.shown_from, self.behind_from = len(tally.turn_shown), len(tally.table_behind)
-        self.late_from, self.early_from = len(tally.table_late), tally.table_before_answer
-
-    def figures(self, interactions: Sequence[FakeInteraction], elapsed: float) -> dict[str, Any]:
-        fake, tally = self.world.fake, self.world.tally
-        bot_cpu = [None if a is None or b is None else round(a - b, 1)
-                   for a, b in zip(self.world.bot_cpu(), self.bot_cpu, strict=True)]
-        own_cpu = time.process_time() - self.own_cpu
-        others = machine_busy_seconds() - self.machine_cpu - own_cpu - sum(c or 0.0 for c in bot_cpu)
-        rest = Counter(fake.request_counts)
-        rest.subtract(self.requests)
-        figures = latency_figures(interactions)
-        figures.update(rest_figures(fake, self, len(interactions), elapsed))
-        protocol_errors = fake.errors[self.errors:]
-        unexpected = tally.unexpected[self.unexpected:]
-        shown = sorted(tally.turn_shown[self.shown_from:])
-        behind = sorted(tally.table_behind[self.behind_from:])
-        figures.update({
-            # from a move's acknowledgement: the next player's panel showing their turn; a table showing the move
-            "turn_shown_p50_ms": ms(percentile(shown, 0.5)) if shown else None,
-            "turn_shown_p99_ms": ms(percentile(shown, 0.99)) if shown else None,
-            "turn_shown_max_ms": ms(shown[-1]) if shown else None,  # one turn shown much later: a table held up
-            "table_behind_p50_ms": ms(percentile(behind, 0.5)) if behind else None,
-            "table_behind_p99_ms": ms(percentile(behind, 0.99)) if behind else None,
-            "table_behind_max_ms": ms(behind[-1]) if behind else None,
-            "table_late": tally.table_late[self.late_from:][:10],
-            "table_before_answer": tally.table_before_answer - self.early_from,
-            "moves": tally.moves - self.tally.moves,
-            "games_started": tally.games_started - self.tally.games_started,
-            "games_finished": tally.games_finished - self.tally.games_finished,
-            "by_kind": by_kind(interactions),
-            "rest_calls": {route: n for route, n in rest.most_common() if n > 0},  # what the bot asked of Discord
-            "bot_cpu_s": bot_cpu,  # per bot process, while the players played
-            "fake_and_players_cpu_s": round(own_cpu, 1),  # a busy fake delays acks too
-            "other_processes_cpu_s": round(max(0.0, others), 1),  # whatever else ran on the machine meanwhile
-            "errors": len(protocol_errors) + figures["unanswered"] + len(unexpected),
-            "protocol_errors": [str(e)[:300] for e in protocol_errors[:10]],
-            "unexpected_replies": unexpected[:10],
-        })
-        figures["bot_cpu_share"] = [None if c is None else round(c / elapsed, 2) for c in bot_cpu]
-        # What shards divide: CPU per interaction, all bot processes together (flat if they scale).
-        known = [c for c in bot_cpu if c is not None]
-        figures["bot_cpu_ms_per_interaction"] = (round(1000 * sum(known) / len(interactions), 2)
-                                                 if interactions and len(known) == len(bot_cpu) else None)
-        return figures
-
-
-def rest_figures(fake: LoadDiscord, since: Window, interactions: int, elapsed: float) -> dict[str, Any]:
-    """What the bot asked of Discord per interaction, by kind, and what counted against the token's
-    global limit (everything but interaction callbacks and webhooks); the 429s it received."""
-    calls = Counter(fake.calls_by_kind)
-    calls.subtract(since.calls)
-    counted = fake.global_calls - since.counted_calls
-    return {
-        "rest_per_interaction": {kind: round(n / interactions, 3) for kind, n in sorted(calls.items()) if n > 0}
-        if interactions else {},
-        "counted_calls_per_interaction": round(counted / interactions, 3) if interactions else None,
-        "counted_calls_per_s": round(counted / elapsed, 1) if elapsed else None,
-        "answered_429": fake.count_429s() - since.limited,
-    }
-
-
-async def drain(interactions: Sequence[FakeInteraction]) -> None:
-    """Give the answers still in flight a moment (an answer later than 3 s is refused by the fake)."""
-    deadline = time.monotonic() + DRAIN_SECONDS
-    while time.monotonic() < deadline and any(i.response is None for i in interactions):
-        await asyncio.sleep(0.05)
-
-
-# ------------------------------------------------------------------------------ the world
-@dataclass
-class World:
-    """The fake, its tables (channels of three people) and the bot processes of one configuration."""
-
-    fake: LoadDiscord
-    tables: list[Table]
-    tally: Tally
-    bots: list[BotProcess] = field(default_factory=list)
-    database: str = ""
-    log_errors: list[str] = field(default_factory=list)  # error lines of the bots' logs, once stopped
-
-    def bot_cpu(self) -> list[float | None]:
-        return [cpu_seconds(bot.proc.pid if bot.proc is not None else None) for bot in self.bots]
-
-
-def sqlite_url(folder: Path, synchronous: str) -> str:
-    return f"sqlite:///{folder / 'load.sqlite3'}?synchronous={synchronous}"
-
-
-def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
-    """A throwaway PostgreSQL server and database (stopped when `stack` closes)."""
-    try:
-        from devkit.pg import start_postgres
-    except ModuleNotFoundError as missing:
-        if missing.name != "devkit.pg":
-            raise
-        raise Unavailable(PG_MISSING) from None
-    try:
-        server = start_postgres(folder / "pg", durable=True)  # as in production
-    except Exception as error:  # no server binaries, or it wouldn't start: say so in one line
-        raise Unavailable(f"PostgreSQL didn't start: {str(error).splitlines()[0] if str(error) else error!r}") \
-            from None
-    stack.callback(server.discard)
-    url: str = server.create_database("load")
-    return url
-
-
-@contextlib.asynccontextmanager
-async def running(args: argparse.Namespace, table_count: int, baseline: Path | None = None) -> AsyncIterator[World]:
-    """Start the fake, create `table_count` tables, start the configuration's bots (from `baseline`,
-    a checkout of older code, against a fake without limits); stop them all after."""
-    synchronous, log_path = args.synchronous, args.log
-    backend, processes = CONFIGS[args.config]
-    tally = Tally()
-    limits = NO_LIMITS if args.no_limits or baseline is not None else DISCORD_LIMITS
-    fake = LoadDiscord(recommended_shards=processes, rest_latency=args.rest_latency_ms / 1000, **limits)
-    await fake.start()
-    world = World(fake, [], tally)
-    with tempfile.TemporaryDirectory() as name, contextlib.ExitStack() as stack:
-        folder = Path(name)
-        try:
-            url = sqlite_url(folder, synchronous) if backend == "sqlite" else postgres_url(folder, stack)
-            world.database = url.split("@")[-1] if backend == "pg" else f"sqlite:///<tmp>?synchronous={synchronous}"
-            owner = fake.create_user("Owner")
-            guild = None
-            for n in range(table_count):
-                if n % TABLES_PER_GUILD == 0:
-                    shard = (n // TABLES_PER_GUILD) % processes
-                    guild = fake.create_guild(f"Club {n // TABLES_PER_GUILD}", owner,
-                                              shard=shard if processes > 1 else None,
-                                              shard_count=processes if processes > 1 else None)
-                assert guild is not None
-                users = [fake.create_user(f"p{n}_{k}") for k in range(PLAYERS)]
-                for user in users:
-                    fake.add_member(guild, user)
-                world.tables.append(Table(fake, fake.create_channel(guild, f"spades-{n}"), users, tally,
-                                         SHORT_GAMES if args.game_target is None else {"target": args.game_target}))
-            for k in range(processes):
-                env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
-                if processes > 1:
-                    env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
-                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env,  # the path names its log only
-                                 cwd=baseline or args.bot_root)
-                world.bots.append(bot)
-                await bot.start()  # one after the other: the first migrates the database
-                await bot.wait_ready(120.0)
-            yield world
-        finally:
-            for bot in world.bots:
-                await bot.stop()
-            logs = [bot.log_text() for bot in world.bots]
-            if log_path is not None:
-                with log_path.open("a") as log_file:
-                    log_file.write("\n".join(logs))
-            world.log_errors = [line for log in logs for line in log.splitlines()
-                                if " ERROR " in line or "Traceback" in line]
-            await fake.stop()
-            gc.unfreeze()  # the next rate's world starts afresh: let this one's heap go
-
-
-def quiet_collector() -> None:
-    """The fake keeps every message it has seen, so full collections of this process's growing heap
-    stalled it for up to 0.6 s at a time, and every ack in flight was counted that much slower.
-    Young garbage is still collected; what exists now is kept out of every collection."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(700, 10, 1_000_000_000)
 
 
 # ------------------------------------------------------------------------------ closed loop

@@ -129,7 +129,7 @@ def _container(container: Mapping[str, Any], width: int, ctx: MessageContext) ->
     accent = container.get("accent_color")
     inner_left = 16 + (4 if accent is not None else 0)
     inner = stack([draw_component(c, width - inner_left - 16, ctx) for c in container.get("components") or []],
-                   gap=8)
+                  gap=8)
     height = inner.height + 32
 
     def paint(canvas: Image.Image, left: int, top: int) -> None:
@@ -137,7 +137,7 @@ def _container(container: Mapping[str, Any], width: int, ctx: MessageContext) ->
         if accent is not None:
             colour = ((accent >> 16) & 255, (accent >> 8) & 255, accent & 255)
             corner = smooth_mask((4, height), lambda d, k: d.rounded_rectangle((0, 0, 8 * k, height * k - 1), 8 * k,
-                                                                         fill=255))
+                                                                              fill=255))
             canvas.paste(colour, (left, top), corner)
         inner.paint(canvas, left + inner_left, top + 16)
 
@@ -145,6 +145,7 @@ def _container(container: Mapping[str, Any], width: int, ctx: MessageContext) ->
 
 
 def draw_component(component: Mapping[str, Any], width: int, ctx: MessageContext) -> Laid:
+    """Any component by its type; an unknown type takes no room."""
     kind = component.get("type")
     if kind == 1:
         return _action_row(component, width)

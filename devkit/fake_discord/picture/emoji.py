@@ -119,6 +119,7 @@ EMOJI: dict[str, Callable[[ImageDraw.ImageDraw, int], None]] = {
 
 
 def paint_emoji(canvas: Image.Image, emoji: str, x: int, y: int, size: int) -> None:
+    """An emoji as its shape, `size` pixels square, at (x, y); one without a shape as a tile."""
     paint = EMOJI.get(emoji[0], _tile)
     big = Image.new("RGBA", (size * SUPERSAMPLE, size * SUPERSAMPLE), (0, 0, 0, 0))
     paint(ImageDraw.Draw(big), size * SUPERSAMPLE)

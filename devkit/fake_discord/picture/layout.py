@@ -30,7 +30,8 @@ def smooth_mask(size: tuple[int, int], draw: Callable[[ImageDraw.ImageDraw, int]
 
 
 def rounded_box(canvas: Image.Image, box: tuple[int, int, int, int], radius: float, fill: Colour,
-             outline: Colour | None = None) -> None:
+                outline: Colour | None = None) -> None:
+    """A rounded rectangle, antialiased, with a one-pixel `outline` if given: buttons, panels, pills."""
     x0, y0, x1, y1 = box
     size = (x1 - x0, y1 - y0)
     if size[0] <= 0 or size[1] <= 0:
@@ -45,11 +46,13 @@ def rounded_box(canvas: Image.Image, box: tuple[int, int, int, int], radius: flo
 
 
 def blend(colour: Colour, over: Colour, amount: float) -> Colour:
+    """`colour` faded into `over` (a disabled button is half its colour)."""
     r, g, b = (round(c * amount + o * (1 - amount)) for c, o in zip(colour, over, strict=True))
     return r, g, b
 
 
 def stack(blocks: Sequence[Laid], gap: int = 0) -> Laid:
+    """Blocks one under another, `gap` apart; empty ones take no room."""
     blocks = [b for b in blocks if b.height > 0]
     height = sum(b.height for b in blocks) + gap * max(0, len(blocks) - 1)
 
@@ -62,10 +65,12 @@ def stack(blocks: Sequence[Laid], gap: int = 0) -> Laid:
 
 
 def spacer(height: int) -> Laid:
+    """Empty room of a height: a blank line, the gap above a heading."""
     return Laid(0, height, lambda canvas, x, y: None)
 
 
 def side_by_side(blocks: Sequence[Laid], gap: int) -> Laid:
+    """Blocks in a row, `gap` apart, top-aligned."""
     def paint(canvas: Image.Image, left: int, top: int) -> None:
         for block in blocks:
             block.paint(canvas, left, top)

@@ -17,6 +17,7 @@ from .theme import BORDER, IMAGE_MAX, LINK, MUTED, PANEL, WHITE
 
 
 def image_of(data: bytes) -> Image.Image | None:
+    """The image in a file's bytes, or None when they are no image Pillow can read."""
     try:
         image = Image.open(io.BytesIO(data))
         image.load()
@@ -39,7 +40,7 @@ def fitted_image(image: Image.Image, box: tuple[int, int], cover: bool = False) 
         dx, dy = (scaled.width - size[0]) // 2, (scaled.height - size[1]) // 2
         scaled = scaled.crop((dx, dy, dx + size[0], dy + size[1]))
     corners = smooth_mask(size, lambda d, k: d.rounded_rectangle((0, 0, size[0] * k - 1, size[1] * k - 1), 8 * k,
-                                                           fill=255))
+                                                                fill=255))
 
     def paint(canvas: Image.Image, left: int, top: int) -> None:
         canvas.paste(scaled, (left, top), corners)
@@ -48,6 +49,7 @@ def fitted_image(image: Image.Image, box: tuple[int, int], cover: bool = False) 
 
 
 def file_chip(name: str, size: int, width: int) -> Laid:
+    """A file that is no image: its name and size on a chip, as Discord shows a download."""
     width = min(width, 432)
 
     def paint(canvas: Image.Image, left: int, top: int) -> None:
@@ -66,6 +68,7 @@ def file_chip(name: str, size: int, width: int) -> Laid:
 
 
 def attachment_block(name: str, data: bytes, width: int, box: tuple[int, int] = IMAGE_MAX) -> Laid:
+    """An attached file: shown as its image when it is one, else as a file chip."""
     image = image_of(data)
     if image is None:
         return file_chip(name, len(data), width)
@@ -73,6 +76,7 @@ def attachment_block(name: str, data: bytes, width: int, box: tuple[int, int] = 
 
 
 def attached_file(url: str, ctx: MessageContext) -> tuple[str, bytes] | None:
+    """The message's file an `attachment://` url names (marked as shown), or None."""
     name = url.removeprefix("attachment://")
     if name in ctx.files:
         ctx.used.add(name)
@@ -81,6 +85,7 @@ def attached_file(url: str, ctx: MessageContext) -> tuple[str, bytes] | None:
 
 
 def gallery(items: Sequence[Mapping[str, Any]], width: int, ctx: MessageContext) -> Laid:
+    """A media gallery: one image large, more in a grid of squares."""
     media = [attached_file(str((item.get("media") or {}).get("url", "")), ctx) for item in items]
     images = [image_of(m[1]) if m else None for m in media]
     if len(images) == 1:
@@ -96,6 +101,7 @@ def gallery(items: Sequence[Mapping[str, Any]], width: int, ctx: MessageContext)
 
 
 def missing_image(size: tuple[int, int]) -> Laid:
+    """A dark box where an image is named but its file is missing or unreadable."""
     def paint(canvas: Image.Image, left: int, top: int) -> None:
         rounded_box(canvas, (left, top, left + size[0], top + size[1]), 8, BORDER)
 

@@ -18,6 +18,8 @@ from .theme import BODY, MENTION_BACK, MENTION_TEXT, PANEL, RED_SUIT, TEXT, Colo
 
 @dataclass(frozen=True)
 class TextStyle:
+    """How a run of text is drawn."""
+
     size: int = BODY
     colour: Colour = TEXT
     bold: bool = False
@@ -42,6 +44,9 @@ class _Piece:
 
 @dataclass
 class MessageContext:
+    """What a message's parts are drawn with: the names its mentions show, and its files, which a
+    component may show in place (then they are not shown again below)."""
+
     names: Mapping[str, str]
     files: dict[str, bytes] = field(default_factory=dict)
     used: set[str] = field(default_factory=set)  # attachments a component shows already

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 Colour = tuple[int, int, int]
 
-
 BACKGROUND: Colour = (49, 51, 56)
 PANEL: Colour = (43, 45, 49)  # containers, code blocks, file chips
 BORDER: Colour = (30, 31, 34)

@@ -1,7 +1,7 @@
 """`python -m tests.e2e.pictures FOLDER`: play a real game against the bot and picture what a player saw.
 
 The bot runs as it ships against the fake Discord (two people and a computer player, seeded deals);
-the pictures are drawn from the messages the bot really sent, by `devkit/fake_discord/picture.py`:
+the pictures are drawn from the messages the bot really sent, by `devkit/fake_discord/picture/`:
 `table.png` (the table and the player's private panel in the middle of a hand) and `game-over.png`
 (the last hand's summary and the game-over post with its chart).
 Then two seasons of short games: `podium.png` (the first season's podium as posted when it ended)

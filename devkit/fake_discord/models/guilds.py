@@ -1,221 +1,34 @@
-"""In-memory Discord objects held by the fake server, and their JSON payloads.
+"""A guild's living objects: its members and channels, the channels' messages and the interactions on them,
+with the JSON payloads Discord API v10 returns for them.
 
-The payload builders mimic what Discord API v10 returns so that discord.py parses them
-exactly as it would parse real data (snowflakes as strings, permissions as strings...).
+They point at one another (a member at its guild, a message at its channel and interaction, an interaction
+at its message), so they stand together here: split, their modules would import each other in a circle.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
-import secrets
-import threading
 import time
-from collections.abc import Iterator
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
-from .jsontypes import JSON
+from ..jsontypes import JSON
+from .codes import (
+    CALLBACK_MODAL,
+    CHANNEL_DM,
+    CHANNEL_PUBLIC_THREAD,
+    FLAG_EPHEMERAL,
+    FLAG_LOADING,
+    INTERACTION_APPLICATION_COMMAND,
+    INTERACTION_MESSAGE_COMPONENT,
+)
+from .content import FakeAttachment, iter_components
+from .ids import iso, utcnow
+from .people import FakeRole, FakeUser, Overwrite
 
 if TYPE_CHECKING:
-    from .sessions import GatewaySession
-
-DISCORD_EPOCH_MS = 1420070400000
-
-# Permission bits, as in the permissions page of Discord's developer documentation.
-CREATE_INSTANT_INVITE = 1 << 0
-KICK_MEMBERS = 1 << 1
-BAN_MEMBERS = 1 << 2
-ADMINISTRATOR = 1 << 3
-MANAGE_CHANNELS = 1 << 4
-MANAGE_GUILD = 1 << 5
-ADD_REACTIONS = 1 << 6
-VIEW_CHANNEL = 1 << 10
-SEND_MESSAGES = 1 << 11
-MANAGE_MESSAGES = 1 << 13
-EMBED_LINKS = 1 << 14
-ATTACH_FILES = 1 << 15
-READ_MESSAGE_HISTORY = 1 << 16
-MENTION_EVERYONE = 1 << 17
-USE_EXTERNAL_EMOJIS = 1 << 18
-CONNECT = 1 << 20
-SPEAK = 1 << 21
-CHANGE_NICKNAME = 1 << 26
-MANAGE_ROLES = 1 << 28
-USE_APPLICATION_COMMANDS = 1 << 31
-MANAGE_THREADS = 1 << 34
-CREATE_PUBLIC_THREADS = 1 << 35
-SEND_MESSAGES_IN_THREADS = 1 << 38
-ALL_PERMISSIONS = (1 << 51) - 1
-
-DEFAULT_EVERYONE_PERMISSIONS = (
-    CREATE_INSTANT_INVITE
-    | ADD_REACTIONS
-    | VIEW_CHANNEL
-    | SEND_MESSAGES
-    | EMBED_LINKS
-    | ATTACH_FILES
-    | READ_MESSAGE_HISTORY
-    | USE_EXTERNAL_EMOJIS
-    | CONNECT
-    | SPEAK
-    | CHANGE_NICKNAME
-    | USE_APPLICATION_COMMANDS
-    | SEND_MESSAGES_IN_THREADS
-)
-DEFAULT_BOT_PERMISSIONS = (
-    VIEW_CHANNEL
-    | SEND_MESSAGES
-    | EMBED_LINKS
-    | ATTACH_FILES
-    | READ_MESSAGE_HISTORY
-    | ADD_REACTIONS
-    | USE_EXTERNAL_EMOJIS
-    | SEND_MESSAGES_IN_THREADS
-    | CREATE_PUBLIC_THREADS
-)
-
-# Message flags.
-FLAG_SUPPRESS_EMBEDS = 1 << 2
-FLAG_EPHEMERAL = 1 << 6
-FLAG_LOADING = 1 << 7
-FLAG_SUPPRESS_NOTIFICATIONS = 1 << 12
-FLAG_IS_COMPONENTS_V2 = 1 << 15
-
-# Channel types.
-CHANNEL_GUILD_TEXT = 0
-CHANNEL_DM = 1
-CHANNEL_PUBLIC_THREAD = 11
-
-# Interaction types.
-INTERACTION_PING = 1
-INTERACTION_APPLICATION_COMMAND = 2
-INTERACTION_MESSAGE_COMPONENT = 3
-INTERACTION_AUTOCOMPLETE = 4
-INTERACTION_MODAL_SUBMIT = 5
-
-# Interaction callback types.
-CALLBACK_PONG = 1
-CALLBACK_CHANNEL_MESSAGE = 4
-CALLBACK_DEFERRED_CHANNEL_MESSAGE = 5
-CALLBACK_DEFERRED_UPDATE_MESSAGE = 6
-CALLBACK_UPDATE_MESSAGE = 7
-CALLBACK_AUTOCOMPLETE_RESULT = 8
-CALLBACK_MODAL = 9
-
-_snowflake_lock = threading.Lock()
-_last_snowflake = 0
-_increment = itertools.count()
-
-
-def new_snowflake(shard: tuple[int, int] | None = None) -> int:
-    """A unique, increasing, time-based id so discord.py's `created_at` values are realistic.
-
-    With `shard=(shard_id, shard_count)` the id is one whose guild would live on that shard,
-    `(id >> 22) % shard_count == shard_id`: its timestamp is moved up to `shard_count - 1` ms on.
-    """
-    global _last_snowflake
-    with _snowflake_lock:
-        now_ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
-        candidate = (now_ms << 22) | (next(_increment) & 0xFFF)
-        if candidate <= _last_snowflake:
-            candidate = _last_snowflake + 1
-        if shard is not None:
-            shard_id, shard_count = shard
-            if shard_count < 1 or not 0 <= shard_id < shard_count:
-                raise ValueError(f"shard {shard_id} of {shard_count} does not exist")
-            ms = candidate >> 22
-            candidate = ((ms + (shard_id - ms) % shard_count) << 22) | (candidate & 0x3FFFFF)
-        _last_snowflake = candidate
-        return candidate
-
-
-def snowflake_time(snowflake: int) -> datetime:
-    """When a snowflake was made (its timestamp bits)."""
-    return datetime.fromtimestamp(((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000, UTC)
-
-
-def new_token(prefix: str = "") -> str:
-    """An opaque random token (interaction tokens, bot tokens)."""
-    return prefix + secrets.token_urlsafe(32)
-
-
-def iso(dt: datetime | None) -> str | None:
-    return None if dt is None else dt.isoformat()
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
-@dataclass(eq=False)
-class FakeUser:
-    """A Discord user (humans and the bot alike)."""
-
-    id: int
-    username: str
-    global_name: str | None = None
-    bot: bool = False
-    dms_closed: bool = False
-
-    @property
-    def mention(self) -> str:
-        return f"<@{self.id}>"
-
-    def to_payload(self) -> JSON:
-        return {
-            "id": str(self.id),
-            "username": self.username,
-            "global_name": self.global_name,
-            "discriminator": "0",
-            "avatar": None,
-            "bot": self.bot,
-            "system": False,
-            "public_flags": 0,
-            "flags": 0,
-            "banner": None,
-            "accent_color": None,
-            "avatar_decoration_data": None,
-        }
-
-    def __repr__(self) -> str:
-        return f"<FakeUser {self.username} id={self.id}>"
-
-
-@dataclass(eq=False)
-class FakeRole:
-    """A guild role; `id == guild.id` is @everyone."""
-
-    id: int
-    name: str
-    permissions: int
-    position: int = 0
-    managed: bool = False
-    bot_id: int | None = None
-
-    @property
-    def mention(self) -> str:
-        return f"<@&{self.id}>"
-
-    def to_payload(self) -> JSON:
-        payload: JSON = {
-            "id": str(self.id),
-            "name": self.name,
-            "color": 0,
-            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
-            "hoist": False,
-            "icon": None,
-            "unicode_emoji": None,
-            "position": self.position,
-            "permissions": str(self.permissions),
-            "managed": self.managed,
-            "mentionable": False,
-            "flags": 0,
-        }
-        if self.bot_id is not None:
-            payload["tags"] = {"bot_id": str(self.bot_id)}
-        return payload
+    from ..sessions import GatewaySession
 
 
 @dataclass(eq=False)
@@ -335,19 +148,6 @@ class FakeGuild:
         return f"<FakeGuild {self.name} id={self.id}>"
 
 
-@dataclass
-class Overwrite:
-    """A channel permission overwrite (type 0 role, 1 member)."""
-
-    id: int
-    type: int
-    allow: int = 0
-    deny: int = 0
-
-    def to_payload(self) -> JSON:
-        return {"id": str(self.id), "type": self.type, "allow": str(self.allow), "deny": str(self.deny)}
-
-
 @dataclass(eq=False)
 class FakeChannel:
     """A guild text channel or a DM channel between the bot and one user."""
@@ -437,31 +237,6 @@ class FakeChannel:
 
     def __repr__(self) -> str:
         return f"<FakeChannel {self.name or 'DM'} id={self.id}>"
-
-
-@dataclass(eq=False)
-class FakeAttachment:
-    """An uploaded file; the bytes are kept so tests can inspect them."""
-
-    id: int
-    filename: str
-    data: bytes
-    content_type: str | None = None
-    description: str | None = None
-
-    def to_payload(self, base_url: str, channel_id: int) -> JSON:
-        url = f"{base_url}/attachments/{channel_id}/{self.id}/{self.filename}"
-        payload: JSON = {
-            "id": str(self.id),
-            "filename": self.filename,
-            "size": len(self.data),
-            "url": url,
-            "proxy_url": url,
-            "content_type": self.content_type,
-        }
-        if self.description is not None:
-            payload["description"] = self.description
-        return payload
 
 
 @dataclass(eq=False)
@@ -602,23 +377,6 @@ class FakeMessage:
     def __repr__(self) -> str:
         flags = " ephemeral" if self.ephemeral else ""
         return f"<FakeMessage id={self.id} by={self.author.username}{flags} content={self.content[:60]!r}>"
-
-
-def iter_components(components: list[JSON]) -> Iterator[JSON]:
-    """Depth-first walk over (possibly nested, components V2) message components."""
-    for comp in components:
-        if not isinstance(comp, dict):
-            continue
-        yield comp
-        children = comp.get("components")
-        if isinstance(children, list):
-            yield from iter_components(children)
-        accessory = comp.get("accessory")
-        if isinstance(accessory, dict):
-            yield accessory
-        inner = comp.get("component")
-        if isinstance(inner, dict):
-            yield inner
 
 
 @dataclass

@@ -4,7 +4,7 @@ the restart gets the review."""
 from __future__ import annotations
 
 from tests.e2e.conftest import Spades, play_game
-from tests.e2e.test_bot_coach import settled
+from tests.e2e.table.test_bot_coach import settled
 
 
 async def test_a_review_cut_short_by_a_crash_says_to_ask_again_and_asking_again_works(spades: Spades) -> None:

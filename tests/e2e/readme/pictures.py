@@ -1,4 +1,4 @@
-"""`python -m tests.e2e.pictures FOLDER`: play a real game against the bot and picture what a player saw.
+"""`python -m tests.e2e.readme.pictures FOLDER`: play a real game against the bot and picture what a player saw.
 
 The bot runs as it ships against the fake Discord (two people and a computer player, seeded deals);
 the pictures are drawn from the messages the bot really sent, by `devkit/fake_discord/picture.py`:
@@ -11,7 +11,7 @@ after a trick on which two identical cards fell, and her panel.
 
 Beside each picture, `NAME.json` holds what it is drawn from: the messages as the player sees them
 (text, buttons, attachments' names), ids and dates written as placeholders. The pixels depend on
-Pillow's version and the podium on the day, so `tests/e2e/test_pictures_current.py` compares these:
+Pillow's version and the podium on the day, so `tests/e2e/readme/test_pictures_current.py` compares these:
 a change to what the bot shows fails it until the pictures are redrawn (`make pictures`).
 """
 

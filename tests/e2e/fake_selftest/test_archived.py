@@ -6,7 +6,7 @@ from __future__ import annotations
 import discord
 import pytest
 
-from tests.e2e.test_fake_discord_more import Table, table
+from tests.e2e.fake_selftest.test_more import Table, table
 
 __all__ = ["table"]  # the fixture, used by name
 

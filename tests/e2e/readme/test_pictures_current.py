@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tests.e2e.pictures import PICTURES, play
+from tests.e2e.readme.pictures import PICTURES, play
 
-IMAGES = Path(__file__).resolve().parents[2] / "docs" / "images"
+IMAGES = Path(__file__).resolve().parents[3] / "docs" / "images"
 
 
 async def test_the_committed_pictures_match_what_the_bot_draws_now(tmp_path: Path) -> None:

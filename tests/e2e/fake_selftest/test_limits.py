@@ -27,7 +27,7 @@ from devkit.fake_discord import FakeChannel, FakeDiscord, FakeInteraction, FakeM
 from devkit.fake_discord import models as m
 from devkit.fake_discord.pytest_plugin import started_fake_discord
 from devkit.fake_discord.ratelimits import DISCORD_LIMITS, ROUTE_LIMITS, RouteLimit
-from tests.e2e.test_fake_discord_selftest import pointed_at
+from tests.e2e.fake_selftest.test_selftest import pointed_at
 
 pytestmark = pytest.mark.asyncio
 

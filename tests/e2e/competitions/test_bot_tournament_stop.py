@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from devkit.fake_discord import FakeChannel
+from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _signed_up
 from tests.e2e.conftest import Spades, Table, refused
-from tests.e2e.test_bot_tournament import FAST, GAME_FOOTER, _signed_up
 
 
 @pytest.mark.parametrize("bot_env", [FAST])

@@ -24,7 +24,7 @@ from discord import app_commands
 from devkit.fake_discord import FakeChannel, FakeDiscord, FakeGuild, FakeUser, run_bot_subprocess
 from devkit.fake_discord import models as m
 from devkit.fake_discord.pytest_plugin import started_fake_discord
-from tests.e2e.test_fake_discord_selftest import pointed_at, raw_request
+from tests.e2e.fake_selftest.test_selftest import pointed_at, raw_request
 
 pytestmark = pytest.mark.asyncio
 

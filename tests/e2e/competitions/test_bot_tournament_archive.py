@@ -10,9 +10,9 @@ import re
 import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage
+from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _is_podium, _signed_up
 from tests.e2e.conftest import Spades, Table
-from tests.e2e.hostile import leaks
-from tests.e2e.test_bot_tournament import FAST, GAME_FOOTER, _is_podium, _signed_up
+from tests.e2e.helpers.hostile import leaks
 
 SUMMARY = re.compile(r"^### Hand (\d+) scored", re.MULTILINE)
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 
 from devkit.fake_discord import FakeChannel, FakeMessage, FakeUser
-from tests.e2e.conftest import Spades, name_of, play_game, refused
+from tests.e2e.helpers.server import Spades, name_of, refused
+from tests.e2e.helpers.table import play_game
 from tests.store.helpers import run_sql
 
 DAYS_AHEAD = 4 * 24 * 3600  # how far the season clock runs ahead once the bot is started again

@@ -13,7 +13,8 @@ from fractions import Fraction
 import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage, FakeUser, models
-from tests.e2e.conftest import Spades, Table, refused
+from tests.e2e.helpers.server import Spades, refused
+from tests.e2e.helpers.table import Table
 
 GAME_FOOTER = re.compile(r"-# game ([0-9a-f]+)")
 POINTS = (3, 1, 0)  # cutthroat: by place at the table

@@ -11,8 +11,9 @@ import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage
 from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _is_podium, _signed_up
-from tests.e2e.conftest import Spades, Table
 from tests.e2e.helpers.hostile import leaks
+from tests.e2e.helpers.server import Spades
+from tests.e2e.helpers.table import Table
 
 SUMMARY = re.compile(r"^### Hand (\d+) scored", re.MULTILINE)
 

@@ -8,7 +8,8 @@ import pytest
 
 from devkit.fake_discord import FakeChannel
 from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _signed_up
-from tests.e2e.conftest import Spades, Table, refused
+from tests.e2e.helpers.server import Spades, refused
+from tests.e2e.helpers.table import Table
 
 
 @pytest.mark.parametrize("bot_env", [FAST])

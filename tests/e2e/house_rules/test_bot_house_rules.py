@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from devkit.fake_discord import FakeMessage
-from tests.e2e.conftest import Spades, Table, game_over_message
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import Table
 from tests.record_check import check_record
 
 FAST = [{"BOT_MOVE_DELAY": "0"}]

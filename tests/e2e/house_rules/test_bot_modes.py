@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from bot.engine import Mode
 from devkit.fake_discord import FakeChannel, FakeUser
-from tests.e2e.conftest import Spades, Table, chosen_tricks, game_over_message, start_game
+from tests.e2e.helpers.record import chosen_tricks
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import Table, start_game
 from tests.record_check import check_record
 
 

@@ -8,7 +8,10 @@ from collections.abc import Callable
 
 from bot.engine import fast_finish
 from devkit.fake_discord import FakeMessage
-from tests.e2e.conftest import Spades, card_texts, game_over_message, name_of, record_moves, refused, start_game
+from tests.e2e.helpers.cards import card_texts
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 

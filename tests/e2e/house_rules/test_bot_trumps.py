@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Spades, Table, game_over_message
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import Table
 from tests.e2e.house_rules.test_bot_house_rules import FAST, non_nil, start_with_two_computers
 from tests.record_check import check_record
 

@@ -17,7 +17,9 @@ import trustme
 from devkit.fake_discord import FakeDiscord
 from devkit.nginx import NginxFactory, nginx_ca, nginx_factory  # noqa: F401
 from devkit.relay import Relay, RelayFactory, relay_factory  # noqa: F401
-from tests.e2e.conftest import Spades, game_over_message, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 FORGET_AFTER = 2.0  # the relay's idle timeout

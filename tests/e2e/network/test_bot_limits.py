@@ -20,16 +20,9 @@ from bot.config import TOKEN_GLOBAL_RATE
 from bot.discord_ui.transport.budget import RestBudget
 from devkit.fake_discord import FakeDiscord, FakeMessage
 from devkit.fake_discord.pytest_plugin import BotRunner, refusals
-from tests.e2e.conftest import (
-    TEST_ENV,
-    Spades,
-    Table,
-    every_card_by_hand,
-    game_id_of,
-    game_over_message,
-    record_moves,
-    start_game,
-)
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import TEST_ENV, Spades, every_card_by_hand, game_over_message
+from tests.e2e.helpers.table import Table, game_id_of, start_game
 from tests.record_check import check_record
 
 COUNTED_PER_INTERACTION = 0.15  # the target for what counts against the global limit

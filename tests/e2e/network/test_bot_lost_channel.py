@@ -9,7 +9,9 @@ import asyncio
 import pytest
 
 from devkit.fake_discord.models import SEND_MESSAGES, VIEW_CHANNEL
-from tests.e2e.conftest import Spades, game_over_message, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import start_game
 
 
 async def test_losing_send_permission_for_a_moment_changes_nothing(spades: Spades) -> None:

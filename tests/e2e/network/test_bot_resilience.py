@@ -7,17 +7,9 @@ from __future__ import annotations
 import asyncio
 import time
 
-from tests.e2e.conftest import (
-    TURN_LINE,
-    Spades,
-    Table,
-    Turn,
-    game_id_of,
-    game_over_message,
-    record_moves,
-    refused,
-    start_game,
-)
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, refused
+from tests.e2e.helpers.table import TURN_LINE, Table, Turn, game_id_of, start_game
 from tests.record_check import check_record
 
 

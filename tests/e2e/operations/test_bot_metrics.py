@@ -15,7 +15,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from devkit.fake_discord import BotProcess, FakeDiscord
 from devkit.fake_discord.pytest_plugin import BotRunner
-from tests.e2e.conftest import Spades, start_game
+from tests.e2e.helpers.server import Spades
+from tests.e2e.helpers.table import start_game
 
 Samples = dict[tuple[str, frozenset[tuple[str, str]]], float]
 

@@ -4,7 +4,9 @@ restart, once."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, every_card_by_hand, game_over_message, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, every_card_by_hand, game_over_message
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 

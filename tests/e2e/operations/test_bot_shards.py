@@ -11,7 +11,9 @@ from bot.store import open_store
 from devkit.fake_discord import FakeDiscord
 from devkit.fake_discord.bot_process import BotProcess
 from devkit.fake_discord.pytest_plugin import BotRunner
-from tests.e2e.conftest import TEST_ENV, Spades, game_over_message, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import TEST_ENV, Spades, game_over_message
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 

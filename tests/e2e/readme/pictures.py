@@ -27,7 +27,8 @@ from typing import Any
 
 from devkit.fake_discord import BotProcess, FakeChannel, FakeDiscord, FakeUser
 from devkit.fake_discord.screenshot import channel_png, shown
-from tests.e2e.conftest import TEST_ENV, Spades, Table, game_over_message, play_game
+from tests.e2e.helpers.server import TEST_ENV, Spades, game_over_message
+from tests.e2e.helpers.table import Table, play_game
 
 
 async def play(folder: Path) -> None:

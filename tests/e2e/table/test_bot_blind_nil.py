@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 from devkit.fake_discord import FakeMessage
-from tests.e2e.conftest import Move, Spades, game_over_message, name_of, record_moves, refused, start_game
+from tests.e2e.helpers.record import Move, record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 SUITS = "♥♦♣"  # ♠ is in the game's title; the other suits only ever show with cards

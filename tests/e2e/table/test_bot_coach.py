@@ -5,7 +5,9 @@ time served at once from what was kept."""
 from __future__ import annotations
 
 from devkit.fake_discord import FakeMessage
-from tests.e2e.conftest import Spades, Table, card_code, game_over_message, play_game, refused, start_game
+from tests.e2e.helpers.cards import card_code
+from tests.e2e.helpers.server import Spades, game_over_message, refused
+from tests.e2e.helpers.table import Table, play_game, start_game
 
 
 async def settled(spades: Spades, message: FakeMessage, what: str, timeout: float = 30.0) -> str:

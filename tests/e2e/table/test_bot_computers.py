@@ -4,7 +4,9 @@ offered blind nil)."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, Table, game_over_message, record_moves
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import Table
 from tests.record_check import check_record
 
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.conftest import Spades, card_code, every_card_by_hand, start_game
+from tests.e2e.helpers.cards import card_code
+from tests.e2e.helpers.server import Spades, every_card_by_hand
+from tests.e2e.helpers.table import start_game
 
 
 def cards_in(text: str) -> int:

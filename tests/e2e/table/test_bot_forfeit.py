@@ -5,7 +5,8 @@ ends decided by the score, and a host's cancel once cards are dealt needs the ot
 from __future__ import annotations
 
 from devkit.fake_discord import FakeChannel, FakeUser
-from tests.e2e.conftest import Spades, Table, game_over_message, refused, start_game
+from tests.e2e.helpers.server import Spades, game_over_message, refused
+from tests.e2e.helpers.table import Table, start_game
 
 
 async def _against_computers(spades: Spades, channel: FakeChannel, people: list[FakeUser]) -> Table:

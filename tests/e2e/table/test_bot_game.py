@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, game_over_message, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message
+from tests.e2e.helpers.table import start_game
 from tests.record_check import check_record
 
 

@@ -3,7 +3,9 @@ and the game goes on with the others."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, name_of, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, name_of
+from tests.e2e.helpers.table import start_game
 
 
 async def test_player_leaves_mid_game_and_a_computer_takes_the_seat(spades: Spades) -> None:

@@ -3,7 +3,8 @@ the restart gets the review."""
 
 from __future__ import annotations
 
-from tests.e2e.conftest import Spades, play_game
+from tests.e2e.helpers.server import Spades
+from tests.e2e.helpers.table import play_game
 from tests.e2e.table.test_bot_coach import settled
 
 

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from devkit.fake_discord import FakeMessage, FakeUser
-from tests.e2e.conftest import Spades, Table, Turn, game_id_of, game_over_message, name_of, record_moves, start_game
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, name_of
+from tests.e2e.helpers.table import Table, Turn, game_id_of, start_game
 from tests.record_check import check_record
 
 IDLE_EVERY = 12  # every twelfth turn of a person, they sit and wait to be mentioned

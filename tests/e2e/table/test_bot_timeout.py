@@ -8,7 +8,8 @@ import re
 import pytest
 
 from devkit.fake_discord import FakeMessage
-from tests.e2e.conftest import Spades, name_of, start_game
+from tests.e2e.helpers.server import Spades, name_of
+from tests.e2e.helpers.table import start_game
 
 
 @pytest.mark.parametrize("bot_env", [{"TURN_TIMEOUT": "2"}])

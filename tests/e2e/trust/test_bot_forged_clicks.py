@@ -5,7 +5,8 @@ game's Rematch belongs to its players: others join the lobby one of them opens."
 from __future__ import annotations
 
 from devkit.fake_discord import FakeMessage, FakeUser
-from tests.e2e.conftest import Spades, play_game, refused, start_game
+from tests.e2e.helpers.server import Spades, refused
+from tests.e2e.helpers.table import play_game, start_game
 
 
 async def click_forged(spades: Spades, user: FakeUser, message: FakeMessage, custom_id: str) -> FakeMessage:

@@ -5,8 +5,9 @@ shows their names as written, never as a link, a mention, a heading or a broken 
 from __future__ import annotations
 
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE
-from tests.e2e.conftest import Spades, game_over_message, name_of, refused, start_game
 from tests.e2e.helpers.hostile import HEADING_NAME, LINK_NAME, leaks, mention_name
+from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused
+from tests.e2e.helpers.table import start_game
 from tests.e2e.table.test_bot_coach import settled
 
 ROLE_ID = 1234567890123456789

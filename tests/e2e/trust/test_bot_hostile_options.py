@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from tests.e2e.conftest import Spades, refused
 from tests.e2e.helpers.hostile import leaks
+from tests.e2e.helpers.server import Spades, refused
 
 
 async def test_season_options_from_elsewhere_or_out_of_range_are_refused(spades: Spades) -> None:

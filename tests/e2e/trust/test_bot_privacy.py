@@ -16,16 +16,10 @@ import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage, FakeUser
 from devkit.fake_discord.models import INTERACTION_APPLICATION_COMMAND, INTERACTION_AUTOCOMPLETE
-from tests.e2e.conftest import (
-    Spades,
-    Table,
-    card_code,
-    game_id_of,
-    game_over_message,
-    record_moves,
-    refused,
-    start_game,
-)
+from tests.e2e.helpers.cards import card_code
+from tests.e2e.helpers.record import record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, refused
+from tests.e2e.helpers.table import Table, game_id_of, start_game
 from tests.record_check import check_record
 
 CARD_LABEL = re.compile(r"(?<![0-9A-Za-z])(10|[2-9JQKA])([♠♥♦♣])")

@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 
 from devkit.fake_discord import FakeMessage, FakeUser
-from tests.e2e.conftest import Move, Spades, Table, Turn, game_over_message, name_of, record_moves, refused, start_game
+from tests.e2e.helpers.record import Move, record_moves
+from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused
+from tests.e2e.helpers.table import Table, Turn, start_game
 from tests.record_check import check_record
 
 

@@ -6,9 +6,7 @@ from __future__ import annotations
 import discord
 import pytest
 
-from tests.e2e.fake_selftest.test_more import Table, table
-
-__all__ = ["table"]  # the fixture, used by name
+from tests.e2e.fake_selftest.panel_bot import Table
 
 
 async def test_an_archived_threads_messages_cannot_be_edited_until_it_reopens(table: Table) -> None:

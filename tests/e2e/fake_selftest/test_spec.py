@@ -23,7 +23,7 @@ from jsonschema import Draft202012Validator
 
 from devkit.fake_discord import models as m
 from devkit.fake_discord.spec import SPEC_URI, Miss, discord_spec
-from tests.e2e.fake_selftest.test_limits import Answer, World, world_of
+from tests.e2e.fake_selftest.raw_world import Answer, World, world_of
 
 V2 = m.FLAG_IS_COMPONENTS_V2
 

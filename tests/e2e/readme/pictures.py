@@ -83,8 +83,10 @@ async def play(folder: Path) -> None:
 
 PICTURES = ("table", "game-over", "podium", "stats", "six")
 _MENTION = re.compile(r"<@[!&]?(\d+)>")
-_DATE = re.compile(r"\b\d{4}-\d{2}-\d{2}\b")
-_ID = re.compile(r"\b\d{17,20}\b")
+# Not \b: in the JSON a line break is the two characters `\n`, and a date just after one ("over\n2026-…")
+# has no word boundary before it.
+_DATE = re.compile(r"(?<!\d)\d{4}-\d{2}-\d{2}(?!\d)")
+_ID = re.compile(r"(?<!\d)\d{17,20}(?!\d)")
 
 
 def picture(folder: Path, name: str, fake: FakeDiscord, user: FakeUser, channel: FakeChannel, *, last: int) -> None:

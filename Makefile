@@ -38,7 +38,7 @@ play: $(STAMP)
 	$(BIN)/python -m bot play
 
 pictures: $(STAMP)
-	$(BIN)/python -m tests.e2e.pictures docs/images
+	$(BIN)/python -m tests.e2e.readme.pictures docs/images
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache

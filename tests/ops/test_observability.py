@@ -1,4 +1,4 @@
-"""What an operator reads of a running bot, short of a whole game (tests/e2e/test_bot_metrics.py plays
+"""What an operator reads of a running bot, short of a whole game (tests/e2e/operations/test_bot_metrics.py plays
 one): the JSON log, the start-up line without a password, the settings' one-line mistakes, the
 health check's reasons, and how REST calls and interactions are told apart in /metrics."""
 

@@ -1,0 +1,1 @@
+"""Tournaments and seasons: sign-up, rounds, archived tables, stopped tables, leaderboards and podiums."""

@@ -1,0 +1,1 @@
+"""The transport under strain: nginx and a forgetful relay, rate limits, lost channels, dropped gateways."""

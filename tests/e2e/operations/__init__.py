@@ -1,0 +1,1 @@
+"""The bot as an operator runs it: start-up, restarts after SIGKILL, metrics and health, shards."""

@@ -1,0 +1,1 @@
+"""Refusals, forged clicks, hostile names and options, and nothing private shown in public."""

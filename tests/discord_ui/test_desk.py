@@ -46,6 +46,28 @@ async def test_a_change_put_as_the_wait_runs_out_is_not_lost() -> None:
     assert taken == list(range(200))
 
 
+async def test_a_wait_keeps_its_own_deadline_whatever_timer_the_wait_before_left() -> None:
+    """A worker waits move after move for the same deadline (the next panel to put to sleep): the
+    timer of the wait before serves the next one, and never ends a wait that has no deadline or a
+    later one."""
+    loop = asyncio.get_running_loop()
+    queue: Mailbox[str] = Mailbox()
+    loop.call_later(0.01, queue.put_nowait, "moved")
+    assert await queue.next(0.15) == "moved"  # its timer is left for 0.15 s from the start
+    loop.call_later(0.3, queue.put_nowait, "no deadline")
+    assert await queue.next(None) == "no deadline"  # not cut short at 0.15 s
+    started = loop.time()
+    with pytest.raises(TimeoutError):
+        await queue.next(0.2)
+    assert loop.time() - started >= 0.2 - 0.05  # at its own deadline (within a twentieth of a second)
+    started = loop.time()
+    loop.call_later(0.01, queue.put_nowait, "again")
+    assert await queue.next(0.1) == "again"
+    with pytest.raises(TimeoutError):  # the same deadline as the wait before: its timer ends this one
+        await queue.next(max(0.0, started + 0.1 - loop.time()))
+    assert loop.time() - started < 1.0
+
+
 async def test_a_worker_stopped_while_waiting_stops_and_is_not_a_timeout() -> None:
     queue: Mailbox[str] = Mailbox()
     waiting = asyncio.create_task(queue.next(5.0))

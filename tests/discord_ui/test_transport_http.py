@@ -221,6 +221,32 @@ def test_a_server_that_never_answers_times_out_and_one_not_there_fails(run: Run)
     run(scenario)
 
 
+def test_calls_under_way_together_each_give_up_at_their_own_deadline(run: Run) -> None:
+    """The deadlines are checked together (every `DEADLINE_CHECK` seconds), not by a timer each: a
+    call still gives up at its own deadline, and one answered in time isn't touched."""
+    async def scenario() -> None:
+        async with serving(lambda body, n: (b"", False) if body.startswith(b"slow") else (by_length(body), False)
+                           ) as server:
+            client = HttpClient(timeout=5.0)
+            loop = asyncio.get_running_loop()
+            started = loop.time()
+
+            async def gave_up_after(timeout: float) -> float:
+                with pytest.raises(TimeoutError):
+                    await client.request("POST", f"http://127.0.0.1:{server.port}/a", b"slow", b"", timeout=timeout)
+                return loop.time() - started
+
+            try:
+                short, long, answered = await asyncio.gather(
+                    gave_up_after(0.1), gave_up_after(0.4),
+                    client.request("POST", f"http://127.0.0.1:{server.port}/a", b"quick", b"", timeout=0.2))
+            finally:
+                await client.close()
+        assert 0.1 <= short < 0.4 <= long < 1.5  # each at its own deadline, neither held to the other's
+        assert answered.body == b"quick"
+    run(scenario)
+
+
 def test_https_with_the_servers_certificate_checked(run: Run) -> None:
     authority = trustme.CA()
     server_tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)

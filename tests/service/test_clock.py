@@ -4,6 +4,7 @@ cancelled never acts; one that re-arms its own game while it acts is not cut sho
 from __future__ import annotations
 
 import asyncio
+import weakref
 
 from bot.service import ManualClock
 from bot.service.clock import Alarm, SystemClock
@@ -46,6 +47,29 @@ async def test_an_alarm_that_replaces_itself_while_it_acts_finishes_its_work() -
 
     alarms.append(clock.alarm(clock.now(), wake))
     await asyncio.wait_for(done.wait(), 2.0)
+
+
+async def test_alarms_cancelled_by_the_thousand_let_go_of_their_games_and_the_others_still_ring() -> None:
+    """What each move does to a game's turn timers: arm, then cancel long before they are due."""
+    clock = SystemClock()
+    rang = asyncio.Event()
+
+    class Game:
+        async def wake(self) -> None:
+            raise AssertionError("a cancelled alarm woke")
+
+    async def ring() -> None:
+        rang.set()
+
+    games = [Game() for _ in range(3_000)]
+    held = [weakref.ref(game) for game in games]
+    kept = clock.alarm(clock.now() + 0.05, ring)
+    for game in games:
+        clock.alarm(clock.now() + 60, game.wake).cancel()
+    del games, game
+    assert all(game() is None for game in held)  # nothing waits on for a minute holding them
+    await asyncio.wait_for(rang.wait(), 2.0)
+    assert kept.task is not None
 
 
 async def test_stopping_an_alarm_waits_for_the_work_it_had_begun() -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import time
 from collections import deque
 from collections.abc import Awaitable, Callable
@@ -80,9 +81,7 @@ class Jobs:
 Item = TypeVar("Item")
 
 
-def _wake(waiter: asyncio.Future[None]) -> None:
-    if not waiter.done():
-        waiter.set_result(None)
+SAME_DEADLINE = 0.05  # seconds: a wait's deadline this close to the timer's keeps the timer
 
 
 class Mailbox(Generic[Item]):
@@ -92,19 +91,24 @@ class Mailbox(Generic[Item]):
     move, nearly always with a time limit (the next panel to put to sleep, the table's pace). The
     queue's getter list, wake-up bookkeeping and loop checks, and the timeout's scope (a task
     lookup, a rescheduled timer, an uncancel count), were several microseconds a wait, in Python.
-    Here a wait is one future and one loop timer."""
+    Here a wait is one future, and the loop timer of the wait before when its deadline is the same
+    (the next panel to put to sleep is, move after move): a timer is the loop's costliest handle."""
 
     def __init__(self) -> None:
         self._items: deque[Item] = deque()
         self._waiter: asyncio.Future[None] | None = None  # set while the worker waits
+        self._until = math.inf  # the deadline of the wait under way
+        self._timer: asyncio.TimerHandle | None = None
+        self._timer_at = -math.inf
 
     def empty(self) -> bool:
         return not self._items
 
     def put_nowait(self, item: Item) -> None:
         self._items.append(item)
-        if self._waiter is not None:
-            _wake(self._waiter)
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def get_nowait(self) -> Item:
         return self._items.popleft()
@@ -116,16 +120,34 @@ class Mailbox(Generic[Item]):
         if not self._items:
             loop = asyncio.get_running_loop()
             waiter = self._waiter = loop.create_future()
-            timer = None if timeout is None else loop.call_later(timeout, _wake, waiter)
+            self._until = math.inf if timeout is None else loop.time() + timeout
+            if timeout is not None and abs(self._timer_at - self._until) > SAME_DEADLINE:
+                self._arm(loop, self._until)
             try:
                 await waiter
             finally:
                 self._waiter = None
-                if timer is not None:
-                    timer.cancel()
             if not self._items:
                 raise TimeoutError
         return self._items.popleft()
+
+    def _arm(self, loop: asyncio.AbstractEventLoop, at: float) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer, self._timer_at = loop.call_at(at, self._ring), at
+
+    def _ring(self) -> None:
+        """The timer's time: it ends the wait under way if that wait's deadline has come (a wait
+        without one, or a later one, goes on, the latter under a timer of its own)."""
+        self._timer, self._timer_at = None, -math.inf
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        loop = asyncio.get_running_loop()
+        if loop.time() >= self._until - SAME_DEADLINE:
+            waiter.set_result(None)
+        elif self._until != math.inf:
+            self._arm(loop, self._until)
 
 
 @dataclass

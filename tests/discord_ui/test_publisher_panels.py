@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+from types import SimpleNamespace
 from typing import Any
 
 import discord
 
 from bot.discord_ui.table import faces, webhooks
+from bot.discord_ui.table.desk import Wake
+from bot.discord_ui.table.handlers import Handlers
 from bot.discord_ui.table.panels import PanelSet
 from bot.discord_ui.table.publisher import Publisher
 from bot.discord_ui.table.webhooks import WebhookPace
@@ -125,4 +128,62 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
     spent_at = time.monotonic()
     assert await publisher.channel.edit_table(live, 123, webhooks.Via(click, spent_at))  # type: ignore[arg-type]
     assert sent and sent[0][1] == 123 and sent[0][0] - spent_at >= 0.3 - 0.01  # once the window let it
+    await publisher.close(timeout=0.1)
+
+
+async def test_a_clicked_panel_is_not_edited_again_by_a_refresh_already_under_way() -> None:
+    """A bid clicked on Alice's panel is answered by updating that panel. A refresh started by the
+    move, still busy with Bob's panel when the answer goes out, skips Alice's: the answer showed it."""
+    live = LiveGame("ab12", 1, 2, Mode.CUTTHROAT, Rules(), 1,
+                    [Seat(i, name, user_id=i + 1) for i, name in enumerate(("alice", "bob", "carol"))],
+                    120.0, status="playing")
+    game = live.game = Game.new("ab12", Mode.CUTTHROAT, Rules(), seed=1, names=["alice", "bob", "carol"])
+    game.deal()
+    live.freeze()
+    bidder = game.turn
+    assert bidder is not None
+    seat: int = bidder  # for the service below
+    waiting = next(s for s in range(3) if s != bidder)
+    release = asyncio.Event()
+
+    class SlowForTheOther(RecordingEdits):
+        def __init__(self) -> None:
+            super().__init__()
+            self.answered: list[Any] = []
+
+        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+            if interaction is other:
+                await release.wait()
+            await super().edit(interaction, message, face)
+
+        async def update(self, interaction: Any, face: faces.Face) -> None:
+            await asyncio.sleep(0.05)  # the refresh begins meanwhile, and waits on the other panel
+            self.answered.append(interaction)
+
+    class Service:
+        def require_game(self, game_id: str, guild_id: int | None, channel_id: int | None = None) -> LiveGame:
+            return live
+
+        async def bid(self, live: LiveGame, user_id: int, text: str) -> None:
+            game.bid(seat, int(text))
+            live.freeze()
+            publisher.publish(live, [Wake(panels=True)])
+
+    edits = SlowForTheOther()
+    publisher = Publisher(None, Games(), edits=edits)  # type: ignore[arg-type]
+    other, clicker = Clicked(), Clicked()
+    clicker.user = SimpleNamespace(id=bidder + 1)  # type: ignore[attr-defined]
+    clicker.guild_id, clicker.channel_id = 1, 2  # type: ignore[attr-defined]
+    publisher.panel_shown(live, waiting + 1, other, live.token)  # type: ignore[arg-type]
+    publisher.panel_shown(live, bidder + 1, clicker, live.token)  # type: ignore[arg-type]
+    handlers = Handlers(Service(), publisher)  # type: ignore[arg-type]
+    await handlers.panel_action(clicker, "ab12", "bid", str(game.legal_bids(bidder)[0]))  # type: ignore[arg-type]
+    assert edits.answered == [clicker]
+    release.set()
+    for _ in range(200):  # the refresh goes on from the other panel to the clicked one at once
+        if other in edits.shown:
+            break
+        await asyncio.sleep(0.01)
+    assert other in edits.shown  # the waiting player's panel was brought up to date
+    assert clicker not in edits.shown  # the clicked one only by its answer
     await publisher.close(timeout=0.1)

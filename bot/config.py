@@ -11,7 +11,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from bot.discord_ui.transport.http import IDLE_EXPIRY
+# seconds a kept connection to Discord may sit idle before it is closed rather than reused: the
+# transport's default (why 15: bot/discord_ui/transport/http.py), set here with the other settings
+IDLE_EXPIRY = 15.0
 
 
 class ConfigError(Exception):

@@ -24,14 +24,13 @@ from bot.discord_ui.transport.errors import (
     fault,
     passing,
 )
-from bot.discord_ui.transport.http import IDLE_EXPIRY, Disconnected, HttpClient, Reply, Unanswered
+from bot.discord_ui.transport.http import Disconnected, HttpClient, Reply, Unanswered
 from bot.discord_ui.transport.limits import RateLimits
 from bot.ops.metrics import rest_answered
 
 __all__ = [
     "ALREADY_ANSWERED",
     "CALL_FAILED",
-    "IDLE_EXPIRY",
     "NO_ACCESS",
     "THREAD_ARCHIVED",
     "UNKNOWN_CHANNEL",

@@ -31,8 +31,9 @@ from urllib.parse import urlsplit
 
 import httptools
 
+from bot.config import IDLE_EXPIRY
+
 MAX_CONNECTIONS = 100  # calls under way to one server at once (aiohttp's default cap), each connection kept
-IDLE_EXPIRY = 15.0  # seconds a connection may sit idle before it is closed rather than reused
 IDEMPOTENT = frozenset({"GET", "HEAD", "PUT", "DELETE", "OPTIONS"})
 DEADLINE_CHECK = 0.02  # seconds between checks of the calls' deadlines, while calls are under way
 

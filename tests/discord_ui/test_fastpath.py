@@ -15,6 +15,7 @@ import orjson
 import pytest
 from aiohttp import web
 
+from bot.discord_ui import layout
 from bot.discord_ui.table import faces
 from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view
 from bot.discord_ui.transport import USER_AGENT, TooManyRequests, fastpath
@@ -36,9 +37,9 @@ def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
     return live
 
 
-def _faces_through_games() -> list[faces.Face]:
+def _faces_through_games() -> list[layout.Face]:
     """Every kind of panel and table a game shows: bidding, blind nil offers, play, jokers, the end."""
-    found: list[faces.Face] = [faces.closed_panel("This game is over.")]
+    found: list[layout.Face] = [faces.closed_panel("This game is over.")]
     rng = random.Random(7)
     for mode, rules in [(Mode.CUTTHROAT, Rules(target=50, mercy=50, jokers=True)),
                         (Mode.SOLO, Rules(target=100)),
@@ -72,11 +73,11 @@ def _faces_through_games() -> list[faces.Face]:
 def test_the_json_is_what_discord_py_makes_of_the_same_face() -> None:
     shown = _faces_through_games()
     assert len(shown) > 100
-    rows = [row for face in shown for part in face.parts if isinstance(part, faces.Row | faces.Cards)
-            for row in (part.as_rows() if isinstance(part, faces.Cards) else [part])]
+    rows = [row for face in shown for part in face.parts if isinstance(part, layout.Row | layout.Cards)
+            for row in (part.as_rows() if isinstance(part, layout.Cards) else [part])]
     kinds = {b.kind for row in rows for b in row.buttons}
     assert kinds == {"hand", "bid", "card", "reveal", "hint"}  # every button a panel or table carries
-    assert any(len(row.buttons) == faces.ROW_WIDTH for row in rows if row.buttons[0].kind == "card")  # suits wrap
+    assert any(len(row.buttons) == layout.ROW_WIDTH for row in rows if row.buttons[0].kind == "card")  # suits wrap
     for face in shown:
         assert orjson.loads(orjson.dumps(fastpath.components(face))) == draw(face).to_components()
         assert draw(face).has_components_v2()
@@ -86,9 +87,9 @@ def test_card_buttons_written_from_kept_pieces_hold_any_game_id() -> None:
     """The card buttons' JSON is pieced together around the game's id: an id that JSON must escape
     still reads back as the same buttons written one by one (held to discord.py above)."""
     for game_id in ("ab12", 'q"\\é/1'):
-        cards = faces.Cards(game_id, (0, 12, 13, 25, 40, 51), (True, False) * 3)
-        one_by_one = faces.Face(faces.YOUR_TURN_COLOUR, tuple(cards.as_rows()))
-        written = orjson.loads(fastpath.edit_body(faces.Face(faces.YOUR_TURN_COLOUR, (cards,))))["components"]
+        cards = layout.Cards(game_id, (0, 12, 13, 25, 40, 51), (True, False) * 3)
+        one_by_one = layout.Face(faces.YOUR_TURN_COLOUR, tuple(cards.as_rows()))
+        written = orjson.loads(fastpath.edit_body(layout.Face(faces.YOUR_TURN_COLOUR, (cards,))))["components"]
         assert written == fastpath.components(one_by_one)
         assert written[0]["components"][0]["components"][0]["custom_id"] == f"spades:card:{game_id}:0"
 
@@ -318,7 +319,7 @@ async def test_a_table_posted_as_a_follow_up_is_what_discord_py_sends_for_the_sa
     and the new message's id read back."""
     _, requests = captured
     face = next(shown for shown in _faces_through_games() if shown.colour == faces.TABLE_COLOUR
-                and any(isinstance(part, faces.Row) for part in shown.parts))
+                and any(isinstance(part, layout.Row) for part in shown.parts))
     client = discord.Client(intents=discord.Intents.none(), allowed_mentions=discord.AllowedMentions.none())
     await client.http.static_login(BOT_TOKEN)
     try:

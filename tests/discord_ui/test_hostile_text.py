@@ -9,6 +9,7 @@ from typing import Literal
 
 from bot.ai import apply_move
 from bot.ai.drive import random_moves, turns
+from bot.discord_ui import layout
 from bot.discord_ui.errors import DISCORD_LIMIT
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE, in_code, quoted_parts, shown
 from bot.discord_ui.seasons.render import list_text
@@ -110,7 +111,7 @@ def test_a_refusal_shown_on_a_panel_names_the_player_as_written() -> None:
     assert live.game is not None
     view = seat_view(live.game, 0)
     texts = [part.content for part in faces.panel(live, view, f"It's {named('**x**')}'s turn.").parts
-             if isinstance(part, faces.Text)]
+             if isinstance(part, layout.Text)]
     assert "⚠️ It's \\*\\*x\\*\\*'s turn." in texts
     [closed] = faces.closed_panel(f"{named('<@1>')} took the seat.").parts
-    assert isinstance(closed, faces.Text) and closed.content == r"\<\@1> took the seat."
+    assert isinstance(closed, layout.Text) and closed.content == r"\<\@1> took the seat."

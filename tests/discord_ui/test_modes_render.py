@@ -3,6 +3,7 @@ cards, and the rules in words."""
 
 from __future__ import annotations
 
+from bot.discord_ui import layout
 from bot.discord_ui.table import faces, help_text, render
 from bot.discord_ui.text import SEP
 from bot.engine import Game, Mode, Rules, card_label, parse_card, seat_view, table_view
@@ -20,8 +21,8 @@ def live_game(mode: Mode, rules: Rules | None = None) -> LiveGame:
     return live
 
 
-def buttons(face: faces.Face) -> list[faces.Button]:
-    return [b for part in face.parts if isinstance(part, faces.Row) for b in part.buttons]
+def buttons(face: layout.Face) -> list[layout.Button]:
+    return [b for part in face.parts if isinstance(part, layout.Row) for b in part.buttons]
 
 
 def test_the_drawer_sees_the_card_drawn_with_keep_and_discard_and_the_other_sees_neither() -> None:
@@ -34,7 +35,7 @@ def test_the_drawer_sees_the_card_drawn_with_keep_and_discard_and_the_other_sees
     mine = faces.panel(live, seat_view(game, drawer))
     assert [(b.label, b.custom_id) for b in buttons(mine)] == [
         ("Keep", "spades:draw:abc123:keep"), ("Discard", "spades:draw:abc123:discard")]
-    text = "\n".join(p.content for p in mine.parts if isinstance(p, faces.Text))
+    text = "\n".join(p.content for p in mine.parts if isinstance(p, layout.Text))
     assert f"**You drew {card_label(drawn)}.**" in text and "/spades draw keep:yes" in text
     theirs = faces.panel(live, seat_view(game, other))
     assert buttons(theirs) == [] and card_label(drawn) not in str(theirs)
@@ -72,7 +73,7 @@ def test_a_six_pairs_table_marks_the_teams_and_which_of_two_identical_cards_won(
     while game.turn is not None and game.legal_bids(game.turn):
         game.bid(game.turn, 1)
     assert game.turn is not None
-    shown = [b for part in faces.panel(live, seat_view(game, game.turn)).parts if isinstance(part, faces.Cards)
+    shown = [b for part in faces.panel(live, seat_view(game, game.turn)).parts if isinstance(part, layout.Cards)
              for row in part.as_rows() for b in row.buttons]
     # One button a physical card: a card held twice shows twice, each button naming its own copy.
     assert sorted(b.label for b in shown) == sorted(card_label(c) for c in game.hand_of(game.turn))

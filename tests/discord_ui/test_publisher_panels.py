@@ -10,7 +10,8 @@ from typing import Any
 
 import discord
 
-from bot.discord_ui.table import faces, webhooks
+from bot.discord_ui import layout
+from bot.discord_ui.table import webhooks
 from bot.discord_ui.table.desk import Wake
 from bot.discord_ui.table.handlers import Handlers
 from bot.discord_ui.table.panels import PanelSet
@@ -29,9 +30,9 @@ class RecordingEdits(FastEdits):
 
     def __init__(self) -> None:
         super().__init__()
-        self.shown: dict[object, list[faces.Face]] = {}
+        self.shown: dict[object, list[layout.Face]] = {}
 
-    async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+    async def edit(self, interaction: Any, message: int | str, face: layout.Face) -> None:
         assert message == "@original"
         self.shown.setdefault(interaction, []).append(face)
 
@@ -44,8 +45,8 @@ class Clicked:
         self.token = f"token{id(self)}"
 
 
-def _texts(face: faces.Face) -> str:
-    return "\n".join(part.content for part in face.parts if isinstance(part, faces.Text))
+def _texts(face: layout.Face) -> str:
+    return "\n".join(part.content for part in face.parts if isinstance(part, layout.Text))
 
 
 async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
@@ -64,7 +65,7 @@ async def test_a_panel_goes_to_sleep_before_its_token_runs_out() -> None:
     assert len(edits.shown.get(first, [])) == 1 and second not in edits.shown  # the older one first
     asleep = edits.shown[first][0]
     assert "gone to sleep" in _texts(asleep) and "My hand" in _texts(asleep)
-    assert not any(isinstance(part, faces.Row | faces.Cards) for part in asleep.parts)  # nothing to press
+    assert not any(isinstance(part, layout.Row | layout.Cards) for part in asleep.parts)  # nothing to press
     await asyncio.sleep(0.5)
     assert len(edits.shown[second]) == 1 and len(edits.shown[first]) == 1  # each once
     await publisher.close(timeout=0.1)
@@ -82,7 +83,7 @@ async def test_a_panel_shown_while_the_old_one_is_being_updated_is_the_one_kept(
     old, fresh = Clicked(), Clicked()
 
     class Gone(RecordingEdits):
-        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+        async def edit(self, interaction: Any, message: int | str, face: layout.Face) -> None:
             if interaction is old:
                 panels.show(1, fresh, live.token - 1)  # type: ignore[arg-type]  # a click lands meanwhile
                 raise discord.NotFound(FakeResponse(404), {"code": 10008, "message": "Unknown Message"})
@@ -112,7 +113,7 @@ async def test_the_last_table_edit_of_a_game_waits_for_its_webhooks_panels(monke
     sent: list[tuple[float, object]] = []
 
     class Timed(FastEdits):
-        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+        async def edit(self, interaction: Any, message: int | str, face: layout.Face) -> None:
             sent.append((time.monotonic(), message))
 
     publisher = Publisher(None, Games(), edits=Timed())  # type: ignore[arg-type]
@@ -151,12 +152,12 @@ async def test_a_clicked_panel_is_not_edited_again_by_a_refresh_already_under_wa
             super().__init__()
             self.answered: list[Any] = []
 
-        async def edit(self, interaction: Any, message: int | str, face: faces.Face) -> None:
+        async def edit(self, interaction: Any, message: int | str, face: layout.Face) -> None:
             if interaction is other:
                 await release.wait()
             await super().edit(interaction, message, face)
 
-        async def update(self, interaction: Any, face: faces.Face) -> None:
+        async def update(self, interaction: Any, face: layout.Face) -> None:
             await asyncio.sleep(0.05)  # the refresh begins meanwhile, and waits on the other panel
             self.answered.append(interaction)
 

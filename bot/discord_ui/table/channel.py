@@ -16,9 +16,9 @@ from typing import Any
 
 import discord
 
+from bot.discord_ui.layout import Face
 from bot.discord_ui.table import faces, render
 from bot.discord_ui.table.desk import Desk
-from bot.discord_ui.table.faces import Face
 from bot.discord_ui.table.views import draw
 from bot.discord_ui.table.webhooks import FreshWebhooks, Via, WebhookPace
 from bot.discord_ui.transport import CALL_FAILED

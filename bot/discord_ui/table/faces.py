@@ -1,4 +1,4 @@
-"""What a panel or a table shows, as plain frozen data: decided once, drawn two ways.
+"""What a panel or a table shows, decided once as a `layout.Face` and drawn two ways.
 
 discord.py draws a face as a view of dynamic buttons (for answers to clicks, which route the next
 click); `fastpath` writes the same face straight to JSON for the edits the bot makes most. A face
@@ -9,78 +9,31 @@ waiting for their turn costs nothing while others play.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 
+from bot.discord_ui.layout import (
+    DANGER,
+    PRIMARY,
+    SECONDARY,
+    SUCCESS,
+    Button,
+    Cards,
+    Divider,
+    Face,
+    Part,
+    Row,
+    Text,
+    rows,
+)
 from bot.discord_ui.safe_text import quoted_parts
 from bot.discord_ui.table import render, results_text
-from bot.engine import Card, Phase, SeatView, TableView, card_label
+from bot.engine import Phase, SeatView, TableView
 from bot.engine.bidding_rules import BLIND_BID_MAX
-from bot.engine.cards import BASE
 from bot.service import LiveGame
 from bot.service.coach import hints_refusal
 
-ROW_WIDTH = 5  # buttons per action row
-RED_SUITS = (1, 2)  # diamonds, hearts
 TABLE_COLOUR = 0x2E7D4F  # card-table green
 YOUR_TURN_COLOUR = 0xF0B232
 SUMMARY_COLOUR = 0x4E5058
-
-# Discord's button styles
-PRIMARY, SECONDARY, SUCCESS, DANGER = 1, 2, 3, 4
-
-
-@dataclass(frozen=True, slots=True)
-class Button:
-    """One button: `kind` names the dynamic item that answers its clicks, `args` rebuild it."""
-
-    kind: str
-    args: tuple[str | int, ...]
-    custom_id: str
-    label: str
-    style: int
-    disabled: bool = False
-    emoji: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Text:
-    content: str
-
-
-@dataclass(frozen=True, slots=True)
-class Divider:
-    pass
-
-
-@dataclass(frozen=True, slots=True)
-class Row:
-    buttons: tuple[Button, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class Cards:
-    """One suit's card buttons, `enabled` or not, drawn as rows of `ROW_WIDTH`. Kept as numbers, not
-    buttons: a panel's face is built on every move of its game and kept until the next, and a button
-    object per card (made anew, or held in a cache too small for hundreds of games) left tens of
-    thousands of young objects for every garbage collection to walk (11 ms each under load)."""
-
-    game_id: str
-    cards: tuple[Card, ...]
-    enabled: tuple[bool, ...]
-
-    def as_rows(self) -> list[Row]:
-        return rows([card_button(self.game_id, card, on) for card, on in zip(self.cards, self.enabled, strict=True)])
-
-
-Part = Text | Divider | Row | Cards
-
-
-@dataclass(frozen=True, slots=True)
-class Face:
-    """A message laid out as one coloured container of parts (Discord's components v2)."""
-
-    colour: int
-    parts: tuple[Part, ...]
 
 
 # ------------------------------------------------------------------------------ buttons
@@ -98,22 +51,6 @@ def bid_button(game_id: str, bid: str, enabled: bool = True) -> Button:
                   DANGER if bid.startswith("blind") else PRIMARY, disabled=not enabled)
 
 
-def card_button(game_id: str, card: Card, enabled: bool = True) -> Button:
-    label, style = card_look(card)
-    return Button("card", (game_id, card), card_custom_id(game_id, card), label, style, disabled=not enabled)
-
-
-@functools.cache
-def card_look(card: Card) -> tuple[str, int]:
-    """A card button's label and style."""
-    red = card & BASE < 52 and (card & BASE) // 13 in RED_SUITS
-    return card_label(card), DANGER if red else SECONDARY
-
-
-def card_custom_id(game_id: str, card: Card) -> str:
-    return f"spades:card:{game_id}:{card}"
-
-
 def reveal_button(game_id: str) -> Button:
     return Button("reveal", (game_id,), f"spades:reveal:{game_id}", "Show my cards", SECONDARY)
 
@@ -129,8 +66,6 @@ def hint_button(game_id: str) -> Button:
     return Button("hint", (game_id,), f"spades:hint:{game_id}", "Hint", SECONDARY, emoji="💡")
 
 
-def rows(buttons: list[Button]) -> list[Row]:
-    return [Row(tuple(buttons[i:i + ROW_WIDTH])) for i in range(0, len(buttons), ROW_WIDTH)]
 
 
 # ------------------------------------------------------------------------------ faces

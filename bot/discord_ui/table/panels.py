@@ -16,6 +16,7 @@ from typing import Any
 
 import discord
 
+from bot.discord_ui import layout
 from bot.discord_ui.table import faces
 from bot.discord_ui.table.webhooks import WebhookPace
 from bot.discord_ui.transport import CALL_FAILED, Backoff, TooManyRequests, describe, passing
@@ -35,7 +36,7 @@ class Panel:
     interaction: discord.Interaction[Any]
     opened: float  # monotonic time its token was issued
     shown_token: int  # the game's event count it shows
-    shown: faces.Face | None = None  # what it shows (None: not known)
+    shown: layout.Face | None = None  # what it shows (None: not known)
     answering: bool = False  # a click on it is being answered, with the panel as it will be
 
 
@@ -50,7 +51,7 @@ class PanelSet:
         self._backoff = Backoff(first=retry_first)
 
     def show(self, user_id: int, interaction: discord.Interaction[Any], token: int,
-             face: faces.Face | None = None) -> Panel | None:
+             face: layout.Face | None = None) -> Panel | None:
         """A click showed `user_id` their panel (`face`) as of the game's `token`: keep it current
         from now on. Returns the panel kept current until now, if any: when the new one is a fresh
         message (My hand), the old one is to be removed."""

@@ -30,12 +30,12 @@ from typing import Any
 import discord
 
 from bot.config import TOKEN_GLOBAL_RATE
+from bot.discord_ui.layout import Face
 from bot.discord_ui.pictures.chart import score_chart_png
 from bot.discord_ui.safe_text import quoted_parts, shown
 from bot.discord_ui.table import faces, render, results_text
 from bot.discord_ui.table.channel import TABLE_MAX_AGE, GameChannel, public
 from bot.discord_ui.table.desk import TABLE_DUE, Desk, Outcome, Repost, TableDue, Wake, guard, nonce, working
-from bot.discord_ui.table.faces import Face
 from bot.discord_ui.table.hand_dms import HandDMs
 from bot.discord_ui.table.panels import PANEL_LIFE, Panel, PanelSet
 from bot.discord_ui.table.views import draw, hand_button_view, lobby_rows, lobby_view, rematch_view

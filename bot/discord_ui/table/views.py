@@ -17,6 +17,7 @@ import discord
 from discord import ui
 
 from bot.discord_ui import coach as coach_ui
+from bot.discord_ui import layout
 from bot.discord_ui.services import services
 from bot.discord_ui.table import faces
 from bot.engine import Card, SeatView, TableView
@@ -97,7 +98,7 @@ class BidButton(ui.DynamicItem[ui.Button[Any]], template=BID_TEMPLATE):
 
 class CardButton(ui.DynamicItem[ui.Button[Any]], template=CARD_TEMPLATE):
     def __init__(self, game_id: str, card: Card, enabled: bool = True) -> None:
-        super().__init__(_button(faces.card_button(game_id, card, enabled)))
+        super().__init__(_button(layout.card_button(game_id, card, enabled)))
         self.game_id, self.card = game_id, card
 
     @classmethod
@@ -303,12 +304,12 @@ def panel_view(live: LiveGame, seat_view: SeatView, notice: str | None = None) -
     return draw(faces.panel(live, seat_view, notice))
 
 
-def _button(face: faces.Button) -> ui.Button[Any]:
+def _button(face: layout.Button) -> ui.Button[Any]:
     return ui.Button(label=face.label, custom_id=face.custom_id, style=discord.ButtonStyle(face.style),
                      disabled=face.disabled, emoji=face.emoji)
 
 
-def _item(face: faces.Button) -> ui.Item[Any]:
+def _item(face: layout.Button) -> ui.Item[Any]:
     """The dynamic item that answers a face's button (it draws the same button)."""
     game_id, *rest = face.args
     assert isinstance(game_id, str)
@@ -321,16 +322,16 @@ def _item(face: faces.Button) -> ui.Item[Any]:
     return {"hand": HandButton, "reveal": RevealButton, "hint": HintButton}[face.kind](game_id)
 
 
-def draw(face: faces.Face) -> ui.LayoutView:
+def draw(face: layout.Face) -> ui.LayoutView:
     """A face as discord.py's view, of dynamic items only (so discord.py keeps nothing per message)."""
     container: ui.Container[Any] = ui.Container(accent_colour=discord.Colour(face.colour))
     for part in face.parts:
-        if isinstance(part, faces.Text):
+        if isinstance(part, layout.Text):
             container.add_item(ui.TextDisplay(part.content))
-        elif isinstance(part, faces.Divider):
+        elif isinstance(part, layout.Divider):
             container.add_item(ui.Separator())
         else:
-            for row in part.as_rows() if isinstance(part, faces.Cards) else [part]:
+            for row in part.as_rows() if isinstance(part, layout.Cards) else [part]:
                 container.add_item(ui.ActionRow(*(_item(button) for button in row.buttons)))
     view = ui.LayoutView(timeout=None)
     view.add_item(container)

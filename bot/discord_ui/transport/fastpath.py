@@ -18,8 +18,7 @@ from typing import Any
 import discord
 import orjson
 
-from bot.discord_ui import fastgateway
-from bot.discord_ui.table import faces
+from bot.discord_ui import fastgateway, layout
 from bot.discord_ui.transport import ALREADY_ANSWERED, Backoff, RateLimits, Transport, Unanswered, passing
 from bot.engine import Card
 
@@ -28,29 +27,29 @@ EPHEMERAL = 1 << 6  # the message flag of an answer only its user sees
 _TEXT, _CONTAINER, _ROW, _BUTTON, _SEPARATOR = 10, 17, 1, 2, 14
 
 
-def components(face: faces.Face) -> list[dict[str, Any]]:
+def components(face: layout.Face) -> list[dict[str, Any]]:
     """A face as Discord's components JSON."""
     parts: list[dict[str, Any]] = []
     for part in face.parts:
-        if isinstance(part, faces.Text):
+        if isinstance(part, layout.Text):
             parts.append({"type": _TEXT, "content": part.content})
-        elif isinstance(part, faces.Divider):
+        elif isinstance(part, layout.Divider):
             parts.append({"type": _SEPARATOR, "divider": True, "spacing": 1})
-        elif isinstance(part, faces.Row):
+        elif isinstance(part, layout.Row):
             parts.append({"type": _ROW, "components": [_button(button) for button in part.buttons]})
         else:
-            buttons = _card_buttons(part)
-            parts += ({"type": _ROW, "components": orjson.Fragment(b"[%s]" % b",".join(buttons[i:i + faces.ROW_WIDTH]))}
-                      for i in range(0, len(buttons), faces.ROW_WIDTH))
+            buttons, width = _card_buttons(part), layout.ROW_WIDTH
+            parts += ({"type": _ROW, "components": orjson.Fragment(b"[%s]" % b",".join(buttons[i:i + width]))}
+                      for i in range(0, len(buttons), width))
     return [{"type": _CONTAINER, "accent_color": face.colour, "spoiler": False, "components": parts}]
 
 
-def button_row(buttons: list[faces.Button]) -> dict[str, Any]:
+def button_row(buttons: list[layout.Button]) -> dict[str, Any]:
     """A row of buttons as Discord's JSON, for a message of text (the turn mention)."""
     return {"type": _ROW, "components": [_button(button) for button in buttons]}
 
 
-def _button(button: faces.Button) -> dict[str, Any]:
+def _button(button: layout.Button) -> dict[str, Any]:
     return _button_json(button.style, button.disabled, button.label, button.custom_id, button.emoji)
 
 
@@ -62,8 +61,8 @@ def _button_json(style: int, disabled: bool, label: str, custom_id: str, emoji: 
     return data
 
 
-def _card_buttons(cards: faces.Cards) -> list[bytes]:
-    """`faces.card_button`'s JSON, each button serialised already (a panel's edit has up to 17, two
+def _card_buttons(cards: layout.Cards) -> list[bytes]:
+    """`layout.card_button`'s JSON, each button serialised already (a panel's edit has up to 17, two
     panels a move): the JSON of a card, enabled or not, is kept, around the place of its game's id."""
     game = orjson.dumps(cards.game_id)[1:-1]  # the id as it reads inside a JSON string
     return [before + game + after for before, after in map(_card_json, cards.cards, cards.enabled)]
@@ -75,21 +74,21 @@ _GAME_MARK = "{game}"  # where the game's id goes: no label or other part of a c
 @functools.cache
 def _card_json(card: Card, enabled: bool) -> tuple[bytes, bytes]:
     """A card button's JSON, in two pieces: before its game's id, and after it."""
-    label, style = faces.card_look(card)
-    whole = orjson.dumps(_button_json(style, not enabled, label, faces.card_custom_id(_GAME_MARK, card)))
+    label, style = layout.card_look(card)
+    whole = orjson.dumps(_button_json(style, not enabled, label, layout.card_custom_id(_GAME_MARK, card)))
     before, after = whole.split(_GAME_MARK.encode())
     return before, after
 
 
-def _message(face: faces.Face) -> dict[str, Any]:
+def _message(face: layout.Face) -> dict[str, Any]:
     return {"components": components(face), "flags": COMPONENTS_V2, "allowed_mentions": _NO_MENTIONS}
 
 
-def edit_body(face: faces.Face) -> bytes:
+def edit_body(face: layout.Face) -> bytes:
     return _dumps(_message(face))
 
 
-def update_body(face: faces.Face) -> bytes:
+def update_body(face: layout.Face) -> bytes:
     """An interaction callback that shows `face` in the clicked message (UPDATE_MESSAGE)."""
     return _dumps({"type": discord.InteractionResponseType.message_update.value, "data": _message(face)})
 
@@ -114,7 +113,7 @@ class FastEdits:
         self._transport = transport or Transport(RateLimits())
         self._token = token  # the bot's token, once logged in
 
-    async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: faces.Face) -> None:
+    async def edit(self, interaction: discord.Interaction[Any], message: int | str, face: layout.Face) -> None:
         """Show `face` in `message` (an id, or "@original": the interaction's own answer). Raises
         `discord.HTTPException` as discord.py would: a 429 or 5xx is for the caller to retry. The
         edit carries the whole message, so sending it twice is harmless."""
@@ -129,7 +128,7 @@ class FastEdits:
         await self._transport.call("PATCH", f"{_webhook(interaction)}/messages/{message}", body, resend=True,
                                    kind=_EDIT)
 
-    async def follow_up(self, interaction: discord.Interaction[Any], face: faces.Face) -> int:
+    async def follow_up(self, interaction: discord.Interaction[Any], face: layout.Face) -> int:
         """Post `face` in the interaction's channel as a follow-up (a table): the new message's id.
         Not counted against the token's limit; edited through the same webhook (`edit`)."""
         wanted = _texts(components(face))
@@ -199,7 +198,7 @@ class FastEdits:
         url = f"{discord.http.Route.BASE}/channels/{channel_id}/messages"
         await self._transport.call("POST", url, _dumps(data), token=token, resend=nonce is not None)
 
-    async def update(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
+    async def update(self, interaction: discord.Interaction[Any], face: layout.Face) -> None:
         """Answer a click by showing `face` in the message clicked."""
         await self._answer(interaction, update_body(face), discord.InteractionResponseType.message_update)
 
@@ -210,7 +209,7 @@ class FastEdits:
         body = _dumps({"type": discord.InteractionResponseType.message_update.value, "data": data})
         await self._answer(interaction, body, discord.InteractionResponseType.message_update)
 
-    async def show(self, interaction: discord.Interaction[Any], face: faces.Face) -> None:
+    async def show(self, interaction: discord.Interaction[Any], face: layout.Face) -> None:
         """Answer with `face` as a new message only the user sees (a private panel: My hand)."""
         data = _message(face) | {"flags": COMPONENTS_V2 | EPHEMERAL, "tts": False}
         body = _dumps({"type": discord.InteractionResponseType.channel_message.value, "data": data})

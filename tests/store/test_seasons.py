@@ -14,7 +14,7 @@ from bot.store import Post, SeasonConflictError, ShardSet, Store, open_store
 from bot.store.postgresql import connection as pg_connection
 from bot.store.ratings import rate_game
 from tests.store.helpers import GUILD, finished_game, result, run_sql
-from tests.store.test_schema import build_version
+from tests.store.old_schemas import build_version
 from tests.store.two_processes import started_game, wait_for_waiters
 
 CHANNEL = 77

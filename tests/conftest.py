@@ -12,6 +12,13 @@ import pytest
 
 pytest_plugins = ["devkit.fake_discord.pytest_plugin"]
 
+# Helper modules shared by test modules: pytest explains a failed `assert` in them as it does in the
+# tests themselves only if it is told before they are imported.
+pytest.register_assert_rewrite(
+    "tests.ai.cli", "tests.engine.invariants", "tests.selfplay_cli", "tests.service.games",
+    "tests.service.tournament_harness",
+)
+
 # A real PostgreSQL server for the tests that need one (started once a session, only if used).
 from devkit.pg import (  # noqa: E402, F401
     pg_durable_server,

@@ -15,13 +15,7 @@ from bot import selfplay
 from bot.__main__ import main
 from bot.engine import Game, Mode, Rules, parse_card, start_hand
 from tests.record_check import check_record
-
-
-def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
-    assert main(["selfplay", *args]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
-    summary: dict[str, Any] = json.loads(lines[-1])
-    return summary
+from tests.selfplay_cli import run_cli
 
 
 def run_process(*args: str) -> subprocess.CompletedProcess[str]:

@@ -12,9 +12,9 @@ from bot.ai.house_bidding import predicted_legal, sensible_bids
 from bot.ai.review import decisions, review_game, review_text
 from bot.ai.sim import PlayState
 from bot.engine import Game, Mode, Rules, export_record, mask_of, parse_card, seat_view
+from tests.ai.cli import ask
 from tests.ai.conftest import random_positions
-from tests.ai.test_play_cli import ask
-from tests.ai.test_players import is_legal
+from tests.ai.legality import is_legal
 from tests.engine.helpers import deal, new_game
 
 HOUSE_SETS: list[tuple[str, Rules]] = [

@@ -2,55 +2,18 @@
 
 from __future__ import annotations
 
-import argparse
 import io
 import re
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
 
 from bot import play_cli
 from bot.ai import REVEAL, Move
 from bot.engine import Game, Rules, card_code, card_label, parse_card
+from tests.ai.cli import ANSI, args, ask, scripted
 from tests.engine.helpers import deal, new_game
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")
-
-
-def scripted(answers: list[str], prompts: list[str] | None = None,
-             stop_after: int | None = None) -> Callable[[str], str]:
-    """Answers the prompts: first the queued answers, then a bid of 2 and the first legal card.
-    With ``stop_after``, input ends (EOF) after that many prompts."""
-
-    asked = 0
-
-    def read(prompt: str) -> str:
-        nonlocal asked
-        asked += 1
-        assert asked < 5_000, f"the game keeps asking: {prompt!r}"
-        if prompts is not None:
-            prompts.append(prompt)
-        if stop_after is not None and asked > stop_after:
-            raise EOFError
-        if answers:
-            return answers.pop(0)
-        if "blind nil" in prompt:
-            return "n"
-        if "bid" in prompt:
-            return "2"
-        plain = ANSI.sub("", prompt)
-        return plain[plain.index("(") + 1:plain.index(")")].split()[0]
-
-    return read
-
-
-def args(**overrides: object) -> argparse.Namespace:
-    values = {"mode": "cutthroat", "players": ("easy", "normal"), "name": "Ann", "seat": 0, "seed": 8, "out": None,
-              "budget": "2it", "rule": ["target=100", "mercy=100"]}
-    values.update(overrides)
-    return argparse.Namespace(**values)
 
 
 class Terminal(io.StringIO):
@@ -144,14 +107,6 @@ def your_turn_after(game: Game, plays: list[str]) -> None:
 def bid_round(game: Game) -> None:
     for bid in (3, 4, 5):
         game.bid(game.turn or 0, bid)
-
-
-def ask(game: Game, answers: list[str]) -> tuple[Move, str]:
-    out = io.StringIO()
-    seat = game.turn
-    assert seat is not None
-    move = play_cli.ask_human(game, seat, scripted(answers), out, play_cli.Style(colour=False))
-    return move, out.getvalue()
 
 
 def test_a_refused_card_says_why_in_the_engines_words():

@@ -10,20 +10,7 @@ from bot.ai import LEVELS, Move, apply_move, forced_move, make_player
 from bot.ai.hard import Budget
 from bot.engine import Game, Mode, Rules, SeatView, seat_view
 from tests.ai.conftest import RULE_SETS, random_positions
-
-
-def is_legal(game: Game, seat: int, move: Move) -> bool:
-    if move.kind == "play":
-        return game.can_play(seat, move.value)
-    if move.kind == "bid":
-        return game.can_bid(seat, move.value)
-    if move.kind == "draw":
-        return game.can_draw(seat, bool(move.value))
-    if move.kind == "blind_nil":
-        return game.can_bid(seat, move.value, blind=True)
-    if move.kind == "pass":
-        return game.can_pass(seat, (move.value,))
-    return game.can_reveal(seat)
+from tests.ai.legality import is_legal
 
 
 @pytest.mark.parametrize(("mode", "rules"), RULE_SETS, ids=[f"{m}-{r.changed()}" for m, r in RULE_SETS])

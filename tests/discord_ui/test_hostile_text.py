@@ -23,7 +23,7 @@ from bot.engine.tournaments.tournament import Tournament
 from bot.service import LeaderboardEntry, Season
 from bot.service.tournaments import LiveTournament
 from bot.store import TournamentInfo
-from tests.discord_ui.test_render import _live
+from tests.discord_ui.live_games import live_game
 
 
 def test_markup_in_a_name_is_escaped_and_mentions_are_broken() -> None:
@@ -107,7 +107,7 @@ def test_a_leaderboard_of_long_markup_names_fits_one_message() -> None:
 
 
 def test_a_refusal_shown_on_a_panel_names_the_player_as_written() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(), seed=3)
+    live = live_game(Mode.CUTTHROAT, Rules(), seed=3)
     assert live.game is not None
     view = seat_view(live.game, 0)
     texts = [part.content for part in faces.panel(live, view, f"It's {named('**x**')}'s turn.").parts

@@ -34,17 +34,10 @@ from bot.discord_ui.text import number
 from bot.engine import Game, Mode, Phase, Rules, TableView, card_label, mask_of, parse_card, seat_view
 from bot.service import FinishOutcome, LeaderboardEntry, LiveGame, PlayerStats, RatingChange
 from bot.store import ModeRating, Seat
+from tests.discord_ui.live_games import live_game
 
 LABEL = re.compile(r"(?:10|[2-9JQKA])[♠♥♦♣]|Big🃏|Little🃏")
 MAX_V2_COMPONENTS, MAX_V2_TEXT, MAX_CONTENT = 40, 4000, 2000
-
-
-def _live(mode: Mode, rules: Rules, seed: int) -> LiveGame:
-    names = ["alice", "bob", "carol", "dave", "erin", "frank"][: mode.seats]
-    seats = [Seat(i, n, user_id=i + 1) for i, n in enumerate(names)]
-    live = LiveGame("abc123", 1, 2, mode, rules, 1, seats, 120.0, status="playing")
-    live.game = Game.new("abc123", mode, rules, seed=seed, names=names)
-    return live
 
 
 def _public(live: LiveGame) -> TableView:
@@ -100,7 +93,7 @@ def _held_by_others(game: Game, seat: int | None) -> set[str]:
 @pytest.mark.parametrize("mode", list(Mode))
 def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> None:
     rules = Rules(target=100, mercy=100, jokers=mode is Mode.CUTTHROAT, blind_nil_deficit=0)
-    live = _live(mode, rules, seed=5)
+    live = live_game(mode, rules, seed=5)
     game = live.game
     assert game is not None
     rng = random.Random(1)
@@ -129,7 +122,7 @@ def test_nothing_shown_ever_holds_a_card_someone_else_still_has(mode: Mode) -> N
 
 
 def test_a_panel_of_eighteen_cards_with_jokers_and_nineteen_bids_fits_discord() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(jokers=True), seed=9)
+    live = live_game(Mode.CUTTHROAT, Rules(jokers=True), seed=9)
     game = live.game
     assert game is not None
     game.deal()
@@ -166,7 +159,7 @@ def _cards_in(text: str) -> list[int]:
 
 
 def test_a_hidden_seat_sees_only_the_blind_nil_choice() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(blind_nil_deficit=0), seed=2)
+    live = live_game(Mode.CUTTHROAT, Rules(blind_nil_deficit=0), seed=2)
     game = live.game
     assert game is not None
     game.deal()
@@ -178,7 +171,7 @@ def test_a_hidden_seat_sees_only_the_blind_nil_choice() -> None:
 
 
 def test_the_table_shows_seats_bids_scores_turn_tricks_and_the_game_in_its_footer() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(target=300, nil=False), seed=3)
+    live = live_game(Mode.CUTTHROAT, Rules(target=300, nil=False), seed=3)
     game = live.game
     assert game is not None
     game.deal()
@@ -213,7 +206,7 @@ def test_every_button_is_read_back_from_its_custom_id_alone() -> None:
 
 
 def test_lobby_and_hand_text() -> None:
-    live = _live(Mode.SOLO, Rules(), seed=1)
+    live = live_game(Mode.SOLO, Rules(), seed=1)
     live.status = "lobby"
     live.seats = live.seats[:2]
     text = render.lobby_text(live)
@@ -223,11 +216,11 @@ def test_lobby_and_hand_text() -> None:
 
 
 def test_the_lobby_says_whether_hints_will_actually_be_offered() -> None:
-    people = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    people = live_game(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
     people.status = "lobby"
     text = render.lobby_text(people)
     assert "hints=on" not in text and "No hints in a game among people only" in text
-    with_computer = _live(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
+    with_computer = live_game(Mode.CUTTHROAT, Rules(hints="on"), seed=1)
     with_computer.status = "lobby"
     with_computer.seats[2] = Seat(2, "Bot 1 (easy)", bot_level="easy")
     assert "Hints: on" in render.lobby_text(with_computer)
@@ -254,7 +247,7 @@ def test_new_players_ratings_are_provisional_not_a_bare_number() -> None:
 
 
 def test_a_summary_names_a_bag_penalty_and_warns_near_the_limit() -> None:
-    live = _live(Mode.CUTTHROAT, Rules(bag_limit=2, bag_penalty=50), seed=6)
+    live = live_game(Mode.CUTTHROAT, Rules(bag_limit=2, bag_penalty=50), seed=6)
     game = live.game
     assert game is not None
     rng = random.Random(3)
@@ -284,7 +277,7 @@ LOOSE_NUMBER = re.compile(r"\d (?:pts|bags?|points?|hands?|games?|wins?|to go)\b
 def test_negative_numbers_show_one_minus_sign_and_numbers_stay_with_their_words() -> None:
     assert (number(-10), number(7, "+d"), number(-1.26, "+.1f")) == ("−10", "+7", "−1.3")
     assert number(-5, "+5d") == "   −5"  # the same width as "-5" had: the scoreboard's columns hold
-    live = _live(Mode.CUTTHROAT, Rules(target=150, mercy=100), seed=4)
+    live = live_game(Mode.CUTTHROAT, Rules(target=150, mercy=100), seed=4)
     game = live.game
     assert game is not None
     rng = random.Random(2)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from bot.engine import Game, Mode, Rules, export_record
 from tests.engine.helpers import fit_mode, random_game
-from tests.engine.test_properties import _check_invariants, _check_views
+from tests.engine.invariants import check_invariants, check_views
 from tests.record_check import check_record
 
 house_rule_sets = st.builds(
@@ -61,8 +61,8 @@ def fit_house(mode: Mode, rules: Rules) -> Rules:
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mode=st.sampled_from(list(Mode)), rules=house_rule_sets, seed=st.integers(0, 2**32))
 def test_random_games_under_house_rules(mode, rules, seed):
-    game = random_game(mode, fit_house(mode, rules), seed, on_step=_check_views)
-    _check_invariants(game)
+    game = random_game(mode, fit_house(mode, rules), seed, on_step=check_views)
+    check_invariants(game)
     text = json.dumps(game.to_json())
     rebuilt = Game.from_json(json.loads(text))
     assert json.dumps(rebuilt.to_json()) == text

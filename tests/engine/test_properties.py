@@ -7,57 +7,17 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.engine import EngineError, Game, Mode, Rules, export_record, mask_of, seat_view
+from bot.engine import EngineError, Game, Mode, Rules, export_record
 from tests.engine.helpers import fit_mode, random_game, rule_sets
+from tests.engine.invariants import check_invariants, check_views
 from tests.record_check import check_record
-
-
-def _check_views(game: Game) -> None:
-    """No seat's view ever holds another seat's cards; a hidden seat sees none of its own."""
-    for seat in range(game.seats):
-        view = seat_view(game, seat)
-        own = mask_of(view.hand)
-        if game.cards_hidden(seat):
-            assert own == 0
-        else:
-            assert own == game.hand_mask(seat)
-        others = 0
-        for other in range(game.seats):
-            if other != seat:
-                others |= game.hand_mask(other)
-        assert own & others == 0
-        assert set(view.legal_cards) <= set(view.hand)
-        # Duo: a seat sees its own discards and the card it drew, nobody else's.
-        other_discards = mask_of(c for other in range(game.seats) if other != seat for c in game.discards_of(other))
-        assert mask_of(view.discards) & (others | other_discards) == 0
-        assert view.drawn is None or (game.turn == seat and view.drawn not in game.hand_of(seat))
-
-
-def _check_invariants(game: Game) -> None:
-    sides = game.sides
-    totals = [0] * sides
-    for hand in game.hand_logs:
-        dealt = [c for h in hand.deal for c in h]
-        played = [c for t in hand.tricks for _, c in t.plays]
-        assert len(set(played)) == len(played), "no card is played twice"
-        if hand.result is None:
-            assert set(played) <= set(dealt)
-            continue
-        assert sorted(played) == sorted(dealt), "every dealt card is played exactly once"
-        assert len(hand.tricks) == game.tricks_per_hand
-        assert sum(hand.result.tricks_won) == game.tricks_per_hand
-        for side in range(sides):
-            seat = game.side_seats(side)[0]
-            totals[side] += hand.result.hand_points[seat]
-            assert hand.result.scores[seat] == totals[side]
-    assert list(game.scores) == [totals[game.side_of(s)] for s in range(game.seats)]
 
 
 @settings(max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow])
 @given(mode=st.sampled_from(list(Mode)), rules=rule_sets, seed=st.integers(0, 2**32))
 def test_random_games_keep_every_invariant(mode, rules, seed):
-    game = random_game(mode, fit_mode(mode, rules), seed, on_step=_check_views)
-    _check_invariants(game)
+    game = random_game(mode, fit_mode(mode, rules), seed, on_step=check_views)
+    check_invariants(game)
     # Replaying the events rebuilds the same state; JSON round-trips exactly.
     data = game.to_json()
     text = json.dumps(data)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.ai import LEVELS
-from tests.test_selfplay import run_cli
+from tests.selfplay_cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 

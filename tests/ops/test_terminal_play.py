@@ -13,7 +13,7 @@ import pytest
 from bot import play_cli
 from bot.__main__ import main
 from bot.selfplay import UsageError
-from tests.ai.test_play_cli import args, scripted
+from tests.ai.cli import args, scripted
 
 
 def test_partners_says_who_plays_with_you() -> None:

@@ -7,7 +7,7 @@ import pytest
 from bot.engine.names import named
 from bot.service import GameCancelled, Refusal
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, Harness
-from tests.service.test_service import three_player_game
+from tests.service.games import three_player_game
 
 
 async def test_once_dealt_the_host_cancels_only_when_every_other_person_agrees(harness: Harness) -> None:

@@ -16,7 +16,7 @@ from bot.service import GameService, LiveGame, Refusal
 from bot.service.coach import CoachService, ThreadCoach
 from tests.record_check import check_record
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
-from tests.service.test_service import play_to_the_end, three_player_game, user_at
+from tests.service.games import play_to_the_end, three_player_game, user_at
 
 
 class CountingCoach(ThreadCoach):

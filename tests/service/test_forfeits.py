@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from bot.service import GameOver, GameService, LiveGame
 from tests.service.conftest import ALICE, BOB, CHANNEL, GUILD, Harness
-from tests.service.test_service import act_once
+from tests.service.games import act_once
 
 
 async def against_computers(service: GameService, *people: tuple[int, str]) -> LiveGame:

@@ -11,7 +11,7 @@ from bot.engine.names import named
 from bot.engine.tournaments.tournament import Stage
 from bot.service import Refusal
 from bot.service.seasons import clean_name, parse_end
-from tests.service.test_tournaments import PLAYERS, Harness, harness
+from tests.service.tournament_harness import PLAYERS, Harness, harness
 
 __all__ = ["harness"]  # the fixture, used by name
 

@@ -6,14 +6,12 @@ import asyncio
 
 import pytest
 
-from bot.engine import Phase, seat_view
+from bot.engine import seat_view
 from bot.engine.names import named
 from bot.service import (
     ActedForPlayer,
     GameOver,
-    GameService,
     HandDealt,
-    LiveGame,
     Refusal,
     TrickWon,
     TurnReminder,
@@ -21,49 +19,7 @@ from bot.service import (
 from bot.service.deadlines import Takeover
 from tests.record_check import check_record
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, DAVE, GUILD, NAMES, Harness
-
-
-async def three_player_game(service: GameService, **options: object) -> LiveGame:
-    options = options or {"target": "100", "mercy": "100"}
-    live = await service.new_lobby(GUILD, CHANNEL, ALICE, "alice", options=options)
-    await service.join(live, BOB, "bob")
-    await service.join(live, CAROL, "carol")
-    await service.start(live, ALICE)
-    return live
-
-
-def user_at(live: LiveGame, seat: int) -> int:
-    user = live.seats[seat].user_id
-    assert user is not None
-    return user
-
-
-async def act_once(service: GameService, live: LiveGame) -> None:
-    """The seat whose turn it is makes its first legal move (revealing hidden cards first)."""
-    game = live.game
-    assert game is not None and game.turn is not None
-    user = user_at(live, game.turn)
-    if game.cards_hidden(game.turn):
-        await service.reveal(live, user)
-    elif game.phase is Phase.BIDDING:
-        choices = service.bid_choices(live, user)
-        await service.bid(live, user, "4" if "4" in choices else choices[-1])
-    else:
-        await service.play(live, user, service.card_choices(live, user)[0])
-
-
-async def play_to_the_end(harness: Harness, service: GameService, live: LiveGame, step: float) -> None:
-    """People act at once on their turns; the clock moves on for the computer players'."""
-    for _ in range(20_000):
-        if live.status != "playing":
-            return
-        game = live.game
-        assert game is not None
-        if game.turn is not None and not live.seats[game.turn].is_bot:
-            await act_once(service, live)
-        else:
-            await harness.clock.advance(step)
-    raise AssertionError("the game never ended")
+from tests.service.games import act_once, play_to_the_end, three_player_game, user_at
 
 
 async def test_a_scripted_cutthroat_game_to_the_end_saves_results_and_ratings(harness: Harness) -> None:

@@ -11,7 +11,7 @@ import pytest
 from bot.service import Refusal
 from bot.store import StoreError
 from tests.service.conftest import ALICE, DAVE, Harness
-from tests.service.test_service import act_once, three_player_game
+from tests.service.games import act_once, three_player_game
 
 
 async def test_what_may_be_shown_follows_the_saves_not_the_game_in_memory(harness: Harness,

@@ -11,7 +11,7 @@ from bot.engine.tournaments.tournament import Stage
 from bot.service import Refusal
 from bot.service.tournaments import PODIUM, STANDINGS
 from tests.service.conftest import GUILD
-from tests.service.test_tournaments import ORGANISER, PLAYERS, Harness, harness, points
+from tests.service.tournament_harness import ORGANISER, PLAYERS, Harness, harness, points
 
 __all__ = ["harness"]  # the fixture, shared with the tournament tests
 

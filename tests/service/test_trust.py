@@ -29,7 +29,7 @@ from bot.service.deadlines import Retry
 from bot.store import Post
 from bot.store.sqlite import store as sqlite_backend
 from tests.service.conftest import ALICE, BOB, CAROL, CHANNEL, GUILD, Harness
-from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
+from tests.service.games import act_once, play_to_the_end, three_player_game, user_at
 from tests.store import other_process
 
 
@@ -341,7 +341,7 @@ import asyncio, json, resource, signal, sys, random
 from pathlib import Path
 from bot.service import GameService, SaveFailed
 from bot.store import open_store
-from tests.service.test_service import act_once, play_to_the_end, three_player_game, user_at
+from tests.service.games import act_once, three_player_game
 from tests.service.conftest import Recorder
 
 async def main(path):

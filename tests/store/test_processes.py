@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 import asyncpg
 import pytest
 
-from bot.engine import Game, event_to_json
+from bot.engine import event_to_json
 from bot.store import (
     ChannelBusyError,
     Deadline,
@@ -27,7 +27,8 @@ from bot.store import (
 )
 from bot.store.postgresql import connection as pg_connection
 from bot.store.ratings import rate_game
-from tests.store.helpers import CHANNEL, GUILD, channel_of, random_game, result, seats_for, store_game
+from tests.store.helpers import CHANNEL, GUILD, random_game, result, seats_for, store_game
+from tests.store.two_processes import started_game, wait_for_waiters
 
 
 @pytest.fixture
@@ -103,24 +104,6 @@ async def test_two_processes_opening_a_lobby_in_one_channel_get_one(two_stores: 
         await second.create_game("late", guild_id=GUILD, channel_id=CHANNEL, mode="solo", rules={}, host_id=1)
 
 
-async def _started(store: Store, game_id: str) -> None:
-    await store.create_game(game_id, guild_id=GUILD, channel_id=channel_of(game_id), mode="cutthroat", rules={},
-                            host_id=1, seats=seats_for("cutthroat"))  # fmt: skip
-    await store.start_game(game_id, Game.new(game_id, "cutthroat", seed=1).setup_json())
-
-
-async def _wait_for_waiters(conn: asyncpg.Connection, count: int) -> None:
-    """Until `count` of the bot's sessions are waiting on a lock (the test's own lock, or each other)."""
-    for _ in range(3000):
-        waiting = await conn.fetchval(
-            "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'spades-bot' AND wait_event_type = 'Lock'"
-        )
-        if waiting >= count:
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"the bot's sessions never all waited on a lock ({waiting} of {count})")
-
-
 async def test_two_processes_finishing_games_with_the_same_players_both_count(
     pg_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -135,7 +118,7 @@ async def test_two_processes_finishing_games_with_the_same_players_both_count(
     holder = await asyncpg.connect(pg_url)
     try:
         for game_id in games:
-            await _started(first, game_id)
+            await started_game(first, game_id)
         held = holder.transaction()
         await held.start()
         await holder.execute("LOCK TABLE results IN SHARE MODE")  # finishes can't insert their results yet
@@ -143,7 +126,7 @@ async def test_two_processes_finishing_games_with_the_same_players_both_count(
             asyncio.create_task(store.finish_game(game_id, results))
             for store, (game_id, results) in zip((first, second), games.items(), strict=True)
         ]
-        await _wait_for_waiters(holder, 2)
+        await wait_for_waiters(holder, 2)
         await held.rollback()
         outcomes = dict(zip(games, await asyncio.gather(*finishing), strict=True))
 
@@ -175,7 +158,7 @@ async def test_two_processes_finishing_games_with_the_same_players_both_count(
 
 async def test_two_processes_finishing_the_same_game_count_it_once(two_stores: tuple[Store, Store]) -> None:
     first, second = two_stores
-    await _started(first, "g")
+    await started_game(first, "g")
     results = [result(0, "1", 510, 1), result(1, "2", 300, 2), result(2, "3", 90, 3)]
     outcomes = await asyncio.gather(*(store.finish_game("g", results, [Post("game_over", {})]) for store in two_stores))
     assert sorted(o.already_finished for o in outcomes) == [False, True]
@@ -234,7 +217,7 @@ async def test_a_seq_another_process_stores_during_a_save_refuses_it_whole(
         saving = asyncio.create_task(
             store.append_events("g", n + 1, events[n : n + 2], Deadline("remind", 9.0), [Post("table", {})])
         )
-        await _wait_for_waiters(watcher, 1)
+        await wait_for_waiters(watcher, 1)
         await held.commit()
         with pytest.raises(DuplicateEventError, match=f"^game 'g': event {n + 1} is already stored$"):
             await saving

@@ -3,10 +3,8 @@ backends, tracked in the database), and refusing newer schemas."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
-import asyncpg
 import pytest
 
 from bot.store import (
@@ -21,16 +19,8 @@ from bot.store import (
 from bot.store.postgresql import migrate as pg_migrate
 from bot.store.schema import Migration, latest_version, migrations, split_statements
 from bot.store.sqlite import migrate as sqlite_migrate
-from devkit.pg import run_elsewhere
 from tests.store.helpers import run_sql
-
-# A lobby as V001 stored it.
-OLD_GAME = (
-    "INSERT INTO games (game_id, guild_id, channel_id, mode, rules_json, setup_json, status, host_id, created_at)"
-    " VALUES ('old', 1, 2, 'solo', '{\"target\": 300}', NULL, 'lobby', 7, 100.0)",
-    "INSERT INTO seats (game_id, seat, name, user_id, bot_level) VALUES ('old', 0, 'ann', 7, NULL),"
-    " ('old', 1, 'easy bot', NULL, 'easy')",
-)
+from tests.store.old_schemas import build_version
 
 
 @pytest.fixture
@@ -39,39 +29,6 @@ def empty_url(backend: str, tmp_path: Path, request: pytest.FixtureRequest) -> s
     if backend == "sqlite":
         return f"sqlite:///{tmp_path / 'spades.db'}"
     return str(request.getfixturevalue("pg_empty_url"))
-
-
-def build_version(url: str, version: int) -> None:
-    """A database exactly as a bot that knew only the first `version` migrations left it."""
-    old_game = OLD_GAME if version >= 1 else ()
-    if url.startswith("sqlite:///"):
-        conn = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
-        conn.execute("PRAGMA journal_mode = WAL")
-        for migration in migrations("sqlite")[:version]:
-            for statement in split_statements(migration.script):
-                conn.execute(statement)
-        conn.execute(f"PRAGMA user_version = {version}")
-        for statement in old_game:
-            conn.execute(statement)
-        conn.close()
-        return
-
-    async def build() -> None:
-        conn = await asyncpg.connect(url)
-        try:
-            await conn.execute("CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL,"
-                               " applied_at DOUBLE PRECISION NOT NULL)")  # fmt: skip
-            for migration in migrations("postgresql")[:version]:
-                await conn.execute(migration.script)
-                await conn.execute(
-                    "INSERT INTO schema_migrations VALUES ($1, $2, 0)", migration.version, migration.name
-                )
-            for statement in old_game:
-                await conn.execute(statement)
-        finally:
-            await conn.close()
-
-    run_elsewhere(build())
 
 
 def schema_version(url: str) -> int:

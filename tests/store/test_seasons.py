@@ -14,8 +14,8 @@ from bot.store import Post, SeasonConflictError, ShardSet, Store, open_store
 from bot.store.postgresql import connection as pg_connection
 from bot.store.ratings import rate_game
 from tests.store.helpers import GUILD, finished_game, result, run_sql
-from tests.store.test_processes import _started, _wait_for_waiters
-from tests.store.test_schema import build_version
+from tests.store.old_schemas import build_version
+from tests.store.two_processes import started_game, wait_for_waiters
 
 CHANNEL = 77
 ONE = [result(0, "1", 510, 1), result(1, "2", 300, 2), result(2, "3", 90, 3)]
@@ -176,14 +176,14 @@ async def test_a_game_finishing_as_the_season_ends_is_in_it_and_on_its_final_boa
     store, other, holder = await open_store(pg_url), await open_store(pg_url), await asyncpg.connect(pg_url)
     try:
         spring = await _season(store)
-        await _started(store, "g")
+        await started_game(store, "g")
         held = holder.transaction()
         await held.start()
         await holder.execute("LOCK TABLE results IN SHARE MODE")
         finishing = asyncio.create_task(store.finish_game("g", ONE))
-        await _wait_for_waiters(holder, 1)
+        await wait_for_waiters(holder, 1)
         ending = asyncio.create_task(other.end_season(spring, time.time()))
-        await _wait_for_waiters(holder, 2)
+        await wait_for_waiters(holder, 2)
         await held.rollback()
         await asyncio.gather(finishing, ending)
         assert [e.games for e in await store.leaderboard(GUILD, "cutthroat", season_id=spring)] == [1, 1, 1]
@@ -201,14 +201,14 @@ async def test_a_game_finishing_once_the_season_has_ended_is_not_in_it(pg_url: s
     store, other, holder = await open_store(pg_url), await open_store(pg_url), await asyncpg.connect(pg_url)
     try:
         spring = await _season(store)
-        await _started(store, "g")
+        await started_game(store, "g")
         held = holder.transaction()
         await held.start()
         await holder.execute("LOCK TABLE outbox IN SHARE MODE")
         ending = asyncio.create_task(other.end_season(spring, time.time(), [Post("season_podium", {})]))
-        await _wait_for_waiters(holder, 1)
+        await wait_for_waiters(holder, 1)
         finishing = asyncio.create_task(store.finish_game("g", ONE))
-        await _wait_for_waiters(holder, 2)
+        await wait_for_waiters(holder, 2)
         await held.rollback()
         await asyncio.gather(finishing, ending)
         assert await store.leaderboard(GUILD, "cutthroat", season_id=spring) == []

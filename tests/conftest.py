@@ -15,7 +15,7 @@ pytest_plugins = ["devkit.fake_discord.pytest_plugin"]
 # Helper modules shared by test modules: pytest explains a failed `assert` in them as it does in the
 # tests themselves only if it is told before they are imported.
 pytest.register_assert_rewrite(
-    "tests.ai.cli", "tests.engine.invariants", "tests.selfplay_cli", "tests.service.games",
+    "tests.ai.cli", "tests.e2e.helpers", "tests.engine.invariants", "tests.selfplay_cli", "tests.service.games",
     "tests.service.tournament_harness",
 )
 

@@ -15,10 +15,9 @@ import pytest
 from devkit.fake_discord import FakeChannel, FakeMessage, FakeUser, models
 from tests.e2e.helpers.server import Spades, refused
 from tests.e2e.helpers.table import Table
+from tests.e2e.helpers.tournament import FAST, GAME_FOOTER, is_podium, signed_up
 
-GAME_FOOTER = re.compile(r"-# game ([0-9a-f]+)")
 POINTS = (3, 1, 0)  # cutthroat: by place at the table
-FAST = {"BOT_MOVE_DELAY": "0", "TOURNAMENT_ROUND_PAUSE": "0"}
 
 
 def _points(scores: list[int]) -> list[Fraction]:
@@ -53,10 +52,6 @@ async def _tables(spades: Spades, channel: FakeChannel, round_number: int, playe
         tables.append(table)
     assert sorted(len(t.players) for t in tables) == [2, 2, 3]  # 3 + 2 + 2, a computer at each short table
     return tables
-
-
-def _is_podium(message: FakeMessage) -> bool:
-    return message.content.splitlines()[0].endswith("— final standings") if message.content else False
 
 
 async def _play(tables: list[Table], moves: int | None = None) -> None:
@@ -110,7 +105,7 @@ async def test_seven_players_three_rounds_a_sigkill_in_round_two_and_one_podium(
 
     round3 = await _tables(spades, channel, 3, players)
     await _play(round3)
-    podium = await fake.wait_for_message(channel, _is_podium, timeout=20)
+    podium = await fake.wait_for_message(channel, is_podium, timeout=20)
     assert podium.attachments and podium.attachments[0].filename == "podium.png"
 
     # Everyone's points are those their games gave, and the podium ranks by them.
@@ -146,7 +141,7 @@ async def test_seven_players_three_rounds_a_sigkill_in_round_two_and_one_podium(
         assert len(game_overs()) == 1
     await spades.bot.restart()
     await asyncio.sleep(0.5)
-    podiums = [m for m in channel.messages.values() if _is_podium(m) and not m.deleted]
+    podiums = [m for m in channel.messages.values() if is_podium(m) and not m.deleted]
     assert len(podiums) == 1
     standings = await spades.command(outsider, channel, "tournament standings")
     assert "standings after round 3 of 3" in standings.content
@@ -174,15 +169,6 @@ async def test_a_missing_thread_permission_is_one_clear_refusal_and_cancel_ends_
     refused(await spades.command(ann, channel, "tournament join"), "no tournament in this channel")
 
 
-async def _signed_up(spades: Spades, channel: FakeChannel, organiser: FakeUser, players: list[FakeUser],
-                     **options: object) -> FakeMessage:
-    spades.fake.grant_manage_guild(spades.guild, organiser)
-    signup = await spades.command(organiser, channel, "tournament new", target=50, mercy=50, **options)
-    for user in players:
-        assert "You're in" in (await spades.command(user, channel, "tournament join")).content
-    return signup
-
-
 @pytest.mark.parametrize("bot_env", [FAST])
 async def test_a_call_posted_before_a_crash_is_used_again_not_posted_twice(spades: Spades) -> None:
     """The server's thread limit refuses round 1's thread after its call went out; the bot is killed,
@@ -191,7 +177,7 @@ async def test_a_call_posted_before_a_crash_is_used_again_not_posted_twice(spade
     organiser = spades.member("Olga")
     players = [spades.member(name) for name in ("Ann", "Ben", "Cat")]
     channel = spades.channel("tourney")
-    await _signed_up(spades, channel, organiser, players, rounds=1)
+    await signed_up(spades, channel, organiser, players, rounds=1)
     fake.nonce_window = 0.0  # Discord's nonce dedupes for minutes only: finding the call must not rely on it
     fake.max_active_threads = 0
     started = await spades.command(organiser, channel, "tournament start")
@@ -221,7 +207,7 @@ async def test_between_rounds_the_organiser_drops_and_replaces_players_with_comm
     organiser = spades.member("Olga")
     ann, ben, cat, dan, eve = (spades.member(name) for name in ("Ann", "Ben", "Cat", "Dan", "Eve"))
     channel = spades.channel("tourney")
-    signup = await _signed_up(spades, channel, organiser, [ann, ben, cat, dan], rounds=2)
+    signup = await signed_up(spades, channel, organiser, [ann, ben, cat, dan], rounds=2)
     await spades.command(organiser, channel, "tournament start")
     threads = await fake.wait_until(lambda: fake.threads_of(channel) if len(fake.threads_of(channel)) == 2 else None,
                                     15, "round 1's two threads")

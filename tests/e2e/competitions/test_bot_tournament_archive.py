@@ -10,10 +10,10 @@ import re
 import pytest
 
 from devkit.fake_discord import FakeChannel, FakeMessage
-from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _is_podium, _signed_up
 from tests.e2e.helpers.hostile import leaks
 from tests.e2e.helpers.server import Spades
 from tests.e2e.helpers.table import Table
+from tests.e2e.helpers.tournament import FAST, GAME_FOOTER, is_podium, signed_up
 
 SUMMARY = re.compile(r"^### Hand (\d+) scored", re.MULTILINE)
 
@@ -45,14 +45,14 @@ async def test_the_last_rounds_summaries_are_out_before_its_thread_is_archived(s
     players = [spades.member(name) for name in ("Ann", "Ben", "Cat", "Dan")]
     channel = spades.channel("tourney")
     organiser = spades.member("Olga")
-    await _signed_up(spades, channel, organiser, players, rounds=2, mode="solo")
+    await signed_up(spades, channel, organiser, players, rounds=2, mode="solo")
     await spades.command(organiser, channel, "tournament start")
     tables = []
     for number in (1, 2):
         table = await _round(spades, channel, number)
         await table.play_moves()
         tables.append(table)
-    await fake.wait_for_message(channel, _is_podium, timeout=20)
+    await fake.wait_for_message(channel, is_podium, timeout=20)
     await fake.wait_until(lambda: all(t.channel.archived for t in tables), 15, "both threads archived")
     for table in tables:
         record = await spades.record(table.players[0], channel, table.game_id)

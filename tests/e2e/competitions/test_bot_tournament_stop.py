@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 
 from devkit.fake_discord import FakeChannel
-from tests.e2e.competitions.test_bot_tournament import FAST, GAME_FOOTER, _signed_up
 from tests.e2e.helpers.server import Spades, refused
 from tests.e2e.helpers.table import Table
+from tests.e2e.helpers.tournament import FAST, GAME_FOOTER, signed_up
 
 
 @pytest.mark.parametrize("bot_env", [FAST])
@@ -18,7 +18,7 @@ async def test_only_the_organiser_stops_a_table_and_the_standings_say_so(spades:
     organiser = spades.member("Olga")
     players = [spades.member(name) for name in ("Ann", "Ben", "Cat")]
     channel = spades.channel("tourney")
-    await _signed_up(spades, channel, organiser, players, rounds=2)
+    await signed_up(spades, channel, organiser, players, rounds=2)
     started = await spades.command(organiser, channel, "tournament start")
     await fake.wait_until(lambda: "Round 1 is seated" in started.content, 15, "round 1 to be seated")
 

@@ -107,6 +107,13 @@ def refused(message: FakeMessage, *phrases: str) -> None:
     assert "Something went wrong" not in message.text, message.text
 
 
+async def settled(spades: Spades, message: FakeMessage, what: str, timeout: float = 30.0) -> str:
+    """The text of a private answer once it is final (a 'thinking' placeholder or a note replaced)."""
+    await spades.fake.wait_until(lambda: not message.loading and not message.text.startswith("🔎"), timeout, what,
+                                 lambda: message.text)
+    return message.text
+
+
 async def game_over_message(spades: Spades, channel: FakeChannel) -> FakeMessage:
     return await spades.fake.wait_for_message(channel, lambda m: m.content.startswith("## 🏆"))
 

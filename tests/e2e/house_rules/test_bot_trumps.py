@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.e2e.helpers.computers import FAST, non_nil, start_with_two_computers
 from tests.e2e.helpers.server import Spades, game_over_message
 from tests.e2e.helpers.table import Table
-from tests.e2e.house_rules.test_bot_house_rules import FAST, non_nil, start_with_two_computers
 from tests.record_check import check_record
 
 # Jokers & deuces, strongest first: big joker, little joker, 2♠, 2♦, then A♠ down to 3♠.

@@ -4,17 +4,9 @@ time served at once from what was kept."""
 
 from __future__ import annotations
 
-from devkit.fake_discord import FakeMessage
 from tests.e2e.helpers.cards import card_code
-from tests.e2e.helpers.server import Spades, game_over_message, refused
+from tests.e2e.helpers.server import Spades, game_over_message, refused, settled
 from tests.e2e.helpers.table import Table, play_game, start_game
-
-
-async def settled(spades: Spades, message: FakeMessage, what: str, timeout: float = 30.0) -> str:
-    """The text of a private answer once it is final (a 'thinking' placeholder or a note replaced)."""
-    await spades.fake.wait_until(lambda: not message.loading and not message.text.startswith("🔎"), timeout, what,
-                                 lambda: message.text)
-    return message.text
 
 
 async def test_a_hint_on_the_panel_with_computer_players_and_none_among_people(spades: Spades) -> None:

@@ -3,9 +3,8 @@ the restart gets the review."""
 
 from __future__ import annotations
 
-from tests.e2e.helpers.server import Spades
+from tests.e2e.helpers.server import Spades, settled
 from tests.e2e.helpers.table import play_game
-from tests.e2e.table.test_bot_coach import settled
 
 
 async def test_a_review_cut_short_by_a_crash_says_to_ask_again_and_asking_again_works(spades: Spades) -> None:

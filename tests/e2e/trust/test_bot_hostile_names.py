@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from bot.discord_ui.safe_text import BACKTICK_LOOKALIKE
 from tests.e2e.helpers.hostile import HEADING_NAME, LINK_NAME, leaks, mention_name
-from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused
+from tests.e2e.helpers.server import Spades, game_over_message, name_of, refused, settled
 from tests.e2e.helpers.table import start_game
-from tests.e2e.table.test_bot_coach import settled
 
 ROLE_ID = 1234567890123456789
 

@@ -40,8 +40,12 @@ Run:
     .venv/bin/python bench/bench_load.py --sweep 100,200,400,800,1200      # sqlite-1, open loop
     .venv/bin/python bench/bench_load.py --config pg-1 --sweep 100,200,400,800,1200
     .venv/bin/python bench/bench_load.py --config pg-2shards --sweep 100,200,400,800,1200
-The last line printed is one JSON object with every figure; every process a run starts is stopped
-before it ends.
+    .venv/bin/python bench/bench_load.py --config pg-2shards --rate 200 --side-by-side main --repeat 3
+The last with `--side-by-side REV`: REV's bot serves one shard while this checkout's serves the
+other (swapped every other run), so a change is measured against the code before it under the same load at the same
+moment (two runs of one bot on this machine drift by a quarter within an hour; two sides of one
+run, by about 2%). The last line printed is one JSON object with every figure; every process a run
+starts is stopped before it ends.
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ import math
 import os
 import random
 import signal
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -255,13 +260,14 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
             continue
         tables = max(1, math.ceil(rate * args.table_gap))
         runs: dict[str, list[dict[str, Any]]] = {"this": [], "baseline": []}
-        for _ in range(args.repeat):  # alternated, so the machine's moods fall on both alike
+        for n in range(args.repeat):  # alternated, so the machine's moods fall on both alike
+            args.side_swapped = n % 2 == 1  # --side-by-side: each side serves each shard in turn
             for who in (("baseline", "this") if args.baseline_root else ("this",)):
                 async with running(args, tables, args.baseline_root if who == "baseline" else None) as world:
                     await prepare(world.tables, random.Random(rng.random()))
                     settled = await settle(world)
                     one = await offer(world, rate, seconds, args.warmup, args.arrivals, random.Random(rng.random()))
-                runs[who].append({**one, **world_figures(world), "settle_s": settled,
+                runs[who].append({**one, **world_figures(world), "settle_s": settled, "side_swapped": args.side_swapped,
                                   "errors": one["errors"] + len(world.log_errors)})
         row = median_run(runs["this"])
         if runs["baseline"]:
@@ -269,6 +275,8 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
             row["baseline"] = {key: theirs_run[key] for key in BASELINE_KEYS if key in theirs_run}
             ours, theirs = row["bot_cpu_ms_per_interaction"], row["baseline"]["bot_cpu_ms_per_interaction"]
             row["cpu_baseline_over_this"] = round(theirs / ours, 2) if ours and theirs else None
+        if args.side_by_side:
+            row["side_by_side"] = side_by_side(args.side_by_side, runs["this"])
         if args.repeat > 1:
             row["bot_cpu_ms_per_interaction_runs"] = {who: [r["bot_cpu_ms_per_interaction"] for r in found]
                                                       for who, found in runs.items() if found}
@@ -278,6 +286,17 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
             "warmup_s": args.warmup, "seconds_per_rate": seconds, "rows": rows,
             "max_rate_p99_under_100ms": max(passing) if passing else None,
             "errors": sum(row.get("errors", 0) for row in rows)}
+
+
+def side_by_side(rev: str, runs: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Each run's CPU per interaction of this checkout and of `rev`, played at the same time, each on
+    its own shard (the shards swapped every other run: the first also serves direct messages): their
+    ratio is free of the machine's drift between runs, which moved one bot's figure by a quarter
+    within an hour (docs/operations.md)."""
+    pairs = [run["bot_cpu_ms_per_interaction_by_process"][::-1 if run["side_swapped"] else 1] for run in runs]
+    ratios = [round(theirs / ours, 3) for ours, theirs in pairs if ours and theirs]
+    return {"rev": rev, "this_ms": [p[0] for p in pairs], "rev_ms": [p[1] for p in pairs],
+            "rev_over_this_runs": ratios, "rev_over_this": statistics.median(ratios) if ratios else None}
 
 
 # ------------------------------------------------------------------------------ the run
@@ -292,7 +311,7 @@ async def main(args: argparse.Namespace) -> dict[str, Any]:
         "bot_processes": CONFIGS[args.config][1], "refresh_interval_s": args.refresh_interval,
         "rest_latency_ms": args.rest_latency_ms, "discord_limits": not args.no_limits,
         "bot_root": str(args.bot_root) if args.bot_root else "this checkout",
-        "baseline": args.baseline, "repeat": args.repeat,
+        "baseline": args.baseline, "side_by_side": args.side_by_side, "repeat": args.repeat,
     }
     if rates:
         results = await open_loop(args, rates, seconds)
@@ -335,6 +354,10 @@ def parse_args() -> argparse.Namespace:
                         help="open loop: also run the bot of this git revision (e.g. 7c708de), alternating with this "
                              "checkout, against a fake without limits (what it was built for); reports the ratio of "
                              "bot CPU per interaction")
+    parser.add_argument("--side-by-side", metavar="REV",
+                        help="pg-2shards, open loop: the second bot process runs this git revision's code, at the "
+                             "same time as this checkout's on the first (sharing the database: REV must have the same "
+                             "schema); reports each side's CPU per interaction on its own shard and their ratio")
     parser.add_argument("--repeat", type=int, default=1,
                         help="open loop: runs per rate (and per side with --baseline); the median run is reported")
     parser.add_argument("--game-target", type=int, metavar="POINTS",
@@ -351,7 +374,10 @@ def parse_args() -> argparse.Namespace:
         parser.error("give --rate or --sweep, not both")
     if args.baseline and not (args.rate or args.sweep):
         parser.error("--baseline needs the open loop (--rate or --sweep)")
-    args.baseline_root = None
+    if args.side_by_side and (args.config != "pg-2shards" or not (args.rate or args.sweep) or args.baseline):
+        parser.error("--side-by-side needs --config pg-2shards and the open loop, without --baseline")
+    args.baseline_root = args.side_root = None
+    args.side_swapped = False
     return args
 
 
@@ -375,8 +401,8 @@ async def run_until_stopped(args: argparse.Namespace) -> dict[str, Any]:
     task = asyncio.current_task()
     assert task is not None
     asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, task.cancel)
-    with checked_out(args.baseline) as tree:
-        args.baseline_root = tree
+    with checked_out(args.baseline) as tree, checked_out(args.side_by_side) as side:
+        args.baseline_root, args.side_root = tree, side
         return await main(args)
 
 

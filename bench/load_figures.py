@@ -133,6 +133,12 @@ class Window:
         known = [c for c in bot_cpu if c is not None]
         figures["bot_cpu_ms_per_interaction"] = (round(1000 * sum(known) / len(interactions), 2)
                                                  if interactions and len(known) == len(bot_cpu) else None)
+        if len(bot_cpu) > 1:  # each process over the interactions of its own shard's guilds
+            served = Counter((inter.channel.guild.id >> 22) % len(bot_cpu) for inter in interactions
+                             if inter.channel.guild is not None)
+            figures["bot_cpu_ms_per_interaction_by_process"] = [
+                None if cpu is None or not served[k] else round(1000 * cpu / served[k], 3)
+                for k, cpu in enumerate(bot_cpu)]
         return figures
 
 

@@ -77,7 +77,8 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
 @contextlib.asynccontextmanager
 async def running(args: argparse.Namespace, table_count: int, baseline: Path | None = None) -> AsyncIterator[World]:
     """Start the fake, create `table_count` tables, start the configuration's bots (from `baseline`,
-    a checkout of older code, against a fake without limits); stop them all after."""
+    a checkout of older code, against a fake without limits; with `args.side_root`, one of two
+    processes from that checkout: the second, or the first if `args.side_swapped`); stop them all after."""
     synchronous, log_path = args.synchronous, args.log
     backend, processes = CONFIGS[args.config]
     tally = Tally()
@@ -108,8 +109,9 @@ async def running(args: argparse.Namespace, table_count: int, baseline: Path | N
                 env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
                 if processes > 1:
                     env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
-                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env,  # the path names its log only
-                                 cwd=baseline or args.bot_root)
+                side = args.side_root is not None and k == (0 if args.side_swapped else 1)
+                root = args.side_root if side else baseline or args.bot_root
+                bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env, cwd=root)  # the path names its log only
                 world.bots.append(bot)
                 await bot.start()  # one after the other: the first migrates the database
                 await bot.wait_ready(120.0)

@@ -66,8 +66,6 @@ def hint_button(game_id: str) -> Button:
     return Button("hint", (game_id,), f"spades:hint:{game_id}", "Hint", SECONDARY, emoji="💡")
 
 
-
-
 # ------------------------------------------------------------------------------ faces
 def panel(live: LiveGame, view: SeatView, notice: str | None = None) -> Face:
     """A player's private panel: their cards by suit (a row per suit, wrapped at five) and on their

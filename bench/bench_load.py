@@ -42,10 +42,10 @@ Run:
     .venv/bin/python bench/bench_load.py --config pg-2shards --sweep 100,200,400,800,1200
     .venv/bin/python bench/bench_load.py --config pg-2shards --rate 200 --side-by-side main --repeat 3
 The last with `--side-by-side REV`: REV's bot serves one shard while this checkout's serves the
-other (swapped every other run), so a change is measured against the code before it under the same load at the same
-moment (two runs of one bot on this machine drift by a quarter within an hour; two sides of one
-run, by about 2%). The last line printed is one JSON object with every figure; every process a run
-starts is stopped before it ends.
+other (swapped every other run), so a change is measured against the code before it under the same
+load at the same moment (two runs of one bot on this machine drift by a quarter within an hour; two
+sides of one run, by about 2%). The last line printed is one JSON object with every figure; every
+process a run starts is stopped before it ends.
 """
 
 from __future__ import annotations
@@ -261,13 +261,14 @@ async def open_loop(args: argparse.Namespace, rates: Sequence[float], seconds: f
         tables = max(1, math.ceil(rate * args.table_gap))
         runs: dict[str, list[dict[str, Any]]] = {"this": [], "baseline": []}
         for n in range(args.repeat):  # alternated, so the machine's moods fall on both alike
-            args.side_swapped = n % 2 == 1  # --side-by-side: each side serves each shard in turn
+            swapped = n % 2 == 1  # --side-by-side: each side serves each shard in turn
             for who in (("baseline", "this") if args.baseline_root else ("this",)):
-                async with running(args, tables, args.baseline_root if who == "baseline" else None) as world:
+                async with running(args, tables, args.baseline_root if who == "baseline" else None,
+                                   side_first=swapped) as world:
                     await prepare(world.tables, random.Random(rng.random()))
                     settled = await settle(world)
                     one = await offer(world, rate, seconds, args.warmup, args.arrivals, random.Random(rng.random()))
-                runs[who].append({**one, **world_figures(world), "settle_s": settled, "side_swapped": args.side_swapped,
+                runs[who].append({**one, **world_figures(world), "settle_s": settled, "side_swapped": swapped,
                                   "errors": one["errors"] + len(world.log_errors)})
         row = median_run(runs["this"])
         if runs["baseline"]:
@@ -377,7 +378,6 @@ def parse_args() -> argparse.Namespace:
     if args.side_by_side and (args.config != "pg-2shards" or not (args.rate or args.sweep) or args.baseline):
         parser.error("--side-by-side needs --config pg-2shards and the open loop, without --baseline")
     args.baseline_root = args.side_root = None
-    args.side_swapped = False
     return args
 
 

@@ -75,10 +75,11 @@ def postgres_url(folder: Path, stack: contextlib.ExitStack) -> str:
 
 
 @contextlib.asynccontextmanager
-async def running(args: argparse.Namespace, table_count: int, baseline: Path | None = None) -> AsyncIterator[World]:
+async def running(args: argparse.Namespace, table_count: int, baseline: Path | None = None,
+                  side_first: bool = False) -> AsyncIterator[World]:
     """Start the fake, create `table_count` tables, start the configuration's bots (from `baseline`,
     a checkout of older code, against a fake without limits; with `args.side_root`, one of two
-    processes from that checkout: the second, or the first if `args.side_swapped`); stop them all after."""
+    processes from that checkout: the second, or the first if `side_first`); stop them all after."""
     synchronous, log_path = args.synchronous, args.log
     backend, processes = CONFIGS[args.config]
     tally = Tally()
@@ -109,7 +110,7 @@ async def running(args: argparse.Namespace, table_count: int, baseline: Path | N
                 env = {**BOT_ENV, "DATABASE_URL": url, "REFRESH_INTERVAL": str(args.refresh_interval)}
                 if processes > 1:
                     env.update({"SHARD_COUNT": str(processes), "SHARD_IDS": str(k)})
-                side = args.side_root is not None and k == (0 if args.side_swapped else 1)
+                side = args.side_root is not None and k == (0 if side_first else 1)
                 root = args.side_root if side else baseline or args.bot_root
                 bot = BotProcess(fake, folder / f"bot{k}.sqlite3", env, cwd=root)  # the path names its log only
                 world.bots.append(bot)
